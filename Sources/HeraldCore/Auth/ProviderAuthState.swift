@@ -1,0 +1,59 @@
+import Foundation
+
+/// The provider-token state of one APNs connection.
+///
+/// A token is verified once per connection and its result cached; the team of the first accepted
+/// token is bound to the connection, and a new token within 20 minutes of the current one is refused.
+public struct ProviderAuthState: Sendable {
+    /// How old a token's `iat` may be before APNs calls it expired.
+    public static let tokenLifetime: TimeInterval = 3600
+    /// How soon after the current token a new one may be sent on the same connection.
+    public static let minimumRefreshInterval: TimeInterval = 20 * 60
+
+    /// The team bound to the connection at its first accepted push.
+    public private(set) var boundTeamID: String?
+    private var currentToken: String?
+    private var currentClaims: ProviderTokenClaims?
+
+    public init() {}
+
+    /// Authenticates the `authorization` header of one request.
+    public mutating func authenticate(
+        authorization: String?,
+        registry: RegistrySnapshot,
+        now: Date
+    ) -> Result<ProviderTokenClaims, APNsFailure> {
+        guard let authorization, authorization.utf8.count > 7,
+              authorization.prefix(7).lowercased() == "bearer "
+        else { return .failure(APNsFailure(.missingProviderToken)) }
+        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+
+        if token == currentToken, let claims = currentClaims {
+            // Cached: the signature was verified when this token first arrived.
+            guard registry.keys[claims.keyID] != nil else { return .failure(APNsFailure(.invalidProviderToken)) }
+            guard now.timeIntervalSince(claims.issuedAt) <= Self.tokenLifetime else {
+                return .failure(APNsFailure(.expiredProviderToken))
+            }
+            return .success(claims)
+        }
+
+        guard let parsed = ProviderToken.parse(Substring(token)),
+              let key = registry.keys[parsed.claims.keyID],
+              let publicKey = registry.publicKeys[parsed.claims.keyID]
+        else { return .failure(APNsFailure(.invalidProviderToken)) }
+        let claims = parsed.claims
+        guard key.teamID == claims.teamID else { return .failure(APNsFailure(.unrelatedKeyIdInToken)) }
+        guard parsed.isSigned(by: publicKey) else { return .failure(APNsFailure(.invalidProviderToken)) }
+        if let boundTeamID, boundTeamID != claims.teamID { return .failure(APNsFailure(.invalidProviderToken)) }
+        guard now.timeIntervalSince(claims.issuedAt) <= Self.tokenLifetime else {
+            return .failure(APNsFailure(.expiredProviderToken))
+        }
+        if let currentClaims, now.timeIntervalSince(currentClaims.issuedAt) < Self.minimumRefreshInterval {
+            return .failure(APNsFailure(.tooManyProviderTokenUpdates))
+        }
+        currentToken = token
+        currentClaims = claims
+        boundTeamID = claims.teamID
+        return .success(claims)
+    }
+}

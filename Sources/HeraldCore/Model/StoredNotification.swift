@@ -1,0 +1,80 @@
+import Foundation
+
+/// A notification in a device's list, in its latest state.
+///
+/// Every change (new, read, dismissed, removed, replaced) gives the row a new, larger `seq`, so a
+/// session that resumes from a cursor sees each changed notification once, in its latest state.
+public struct StoredNotification: Hashable, Sendable, Codable {
+    /// The change sequence: the cursor of this row's latest change (one global sequence).
+    public var seq: Int64
+    /// The notification id: the apns-id (unique within a device's list).
+    public var id: String
+    public var deviceID: String
+    public var bundleID: String
+    public var topic: String
+    public var pushType: PushType
+    public var priority: Int
+    public var collapseID: String?
+    /// `apns-expiration` in UNIX seconds (0 = only to sessions connected at arrival), nil when absent.
+    public var expiration: Int64?
+    /// The payload exactly as the provider sent it (UTF-8 JSON).
+    public var payload: String
+    public var receivedAt: Date
+    /// When a session of the device first received it; nil while nobody has.
+    public var deliveredAt: Date?
+    public var readAt: Date?
+    public var dismissedAt: Date?
+    /// Set on a tombstone: removed by the user or replaced through its collapse id.
+    public var removedAt: Date?
+
+    public init(
+        seq: Int64, id: String, deviceID: String, bundleID: String, topic: String, pushType: PushType,
+        priority: Int, collapseID: String?, expiration: Int64?, payload: String, receivedAt: Date,
+        deliveredAt: Date? = nil, readAt: Date? = nil, dismissedAt: Date? = nil, removedAt: Date? = nil
+    ) {
+        self.seq = seq
+        self.id = id
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.collapseID = collapseID
+        self.expiration = expiration
+        self.payload = payload
+        self.receivedAt = receivedAt
+        self.deliveredAt = deliveredAt
+        self.readAt = readAt
+        self.dismissedAt = dismissedAt
+        self.removedAt = removedAt
+    }
+
+    /// Whether this row is a tombstone (the stream announces it as `removed`).
+    public var isRemoved: Bool { removedAt != nil }
+
+    /// Whether the notification may still reach a session at `now`: it was delivered already, or it
+    /// has not expired (an undelivered notification past its `apns-expiration` is never delivered).
+    public func isDeliverable(now: Date) -> Bool {
+        if deliveredAt != nil { return true }
+        guard let expiration else { return true }
+        return expiration != 0 && Double(expiration) >= now.timeIntervalSince1970
+    }
+}
+
+extension StoredNotification {
+    /// A new list entry for an accepted push (`seq` is assigned by the store on commit).
+    public init(accepted push: AcceptedPush, receivedAt: Date, deliveredAt: Date?) {
+        let expiration: Int64? = switch push.expiration {
+        case .none: nil
+        case .immediately: 0
+        case .at(let seconds): seconds
+        }
+        self.init(
+            seq: 0, id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
+            topic: push.topic, pushType: push.pushType, priority: push.priority.rawValue,
+            collapseID: push.collapseID, expiration: expiration,
+            payload: String(decoding: push.rawPayload, as: UTF8.self),
+            receivedAt: receivedAt, deliveredAt: deliveredAt
+        )
+    }
+}

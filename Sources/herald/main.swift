@@ -1,0 +1,5 @@
+import ArgumentParser
+import HeraldServer
+import HeraldClient
+
+print("herald")
