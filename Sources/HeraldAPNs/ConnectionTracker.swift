@@ -1,0 +1,64 @@
+import NIOCore
+import Synchronization
+
+/// The open connections of the APNs listeners and the requests in flight, for graceful shutdown.
+final class ConnectionTracker: Sendable {
+    private struct State {
+        var connections: [ObjectIdentifier: any Channel] = [:]
+        var inFlight = 0
+        var isQuiescing = false
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Whether the listener stopped taking new requests.
+    var isQuiescing: Bool { state.withLock { $0.isQuiescing } }
+
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { $0.connections[id] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLock { _ = $0.connections.removeValue(forKey: id) }
+        }
+    }
+
+    /// Counts a request in; false when shutting down (the caller answers 503 Shutdown).
+    func requestStarted() -> Bool {
+        state.withLock { state in
+            guard !state.isQuiescing else { return false }
+            state.inFlight += 1
+            return true
+        }
+    }
+
+    func requestFinished() {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
+            state.inFlight -= 1
+            guard state.isQuiescing, state.inFlight == 0 else { return [] }
+            defer { state.drained = [] }
+            return state.drained
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Stops new requests and returns the open connections (to be sent GOAWAY).
+    func beginQuiescing() -> [any Channel] {
+        state.withLock { state in
+            state.isQuiescing = true
+            return Array(state.connections.values)
+        }
+    }
+
+    /// Waits until no request is in flight.
+    func waitUntilDrained() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.inFlight == 0 { return true }
+                state.drained.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}
