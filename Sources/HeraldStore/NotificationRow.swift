@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// The `notifications` table: one row per notification of a device's list, in its latest state.
+///
+/// Rows are read by column position (the hot path of the change feed), so every query selects
+/// `NotificationRow.columns` in this order.
+enum NotificationRow {
+    static let databaseTableName = "notifications"
+
+    /// The selected columns, in the order `decode(_:)` reads them.
+    static let columns = """
+        seq, id, device_id, bundle_id, topic, push_type, priority, collapse_id, expiration, payload, \
+        received_at, delivered_at, read_at, dismissed_at, removed_at
+        """
+
+    /// Inserts a new notification, or replaces the device's entry with the same id (even a
+    /// tombstone): new content, new seq, read/dismissed/removed cleared.
+    static let upsertSQL = """
+        INSERT INTO notifications (\(columns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)
+        ON CONFLICT (device_id, id) DO UPDATE SET
+            seq = excluded.seq, bundle_id = excluded.bundle_id, topic = excluded.topic,
+            push_type = excluded.push_type, priority = excluded.priority,
+            collapse_id = excluded.collapse_id, expiration = excluded.expiration,
+            payload = excluded.payload, received_at = excluded.received_at,
+            delivered_at = excluded.delivered_at,
+            read_at = NULL, dismissed_at = NULL, removed_at = NULL
+        """
+
+    /// The arguments of `upsertSQL` for `notification` stored with `seq`.
+    static func upsertArguments(_ notification: StoredNotification, seq: Int64) -> StatementArguments {
+        [
+            seq, notification.id, notification.deviceID, notification.bundleID, notification.topic,
+            notification.pushType.rawValue, notification.priority, notification.collapseID,
+            notification.expiration, notification.payload, notification.receivedAt.storedMilliseconds,
+            notification.deliveredAt?.storedMilliseconds,
+        ]
+    }
+
+    /// `notification` as `upsertSQL` stored it with `seq`: what reading the row back returns.
+    static func stored(_ notification: StoredNotification, seq: Int64) -> StoredNotification {
+        var stored = notification
+        stored.seq = seq
+        stored.receivedAt = notification.receivedAt.roundedToStoredPrecision
+        stored.deliveredAt = notification.deliveredAt?.roundedToStoredPrecision
+        stored.readAt = nil
+        stored.dismissedAt = nil
+        stored.removedAt = nil
+        return stored
+    }
+
+    /// The notification a row of `columns` holds.
+    static func decode(_ row: Row) throws -> StoredNotification {
+        let pushTypeName: String = try row.decode(atIndex: 5)
+        guard let pushType = PushType(rawValue: pushTypeName) else {
+            throw StoreError(.invalid, "A stored notification has a push type this version does not know.")
+        }
+        return StoredNotification(
+            seq: try row.decode(atIndex: 0),
+            id: try row.decode(atIndex: 1),
+            deviceID: try row.decode(atIndex: 2),
+            bundleID: try row.decode(atIndex: 3),
+            topic: try row.decode(atIndex: 4),
+            pushType: pushType,
+            priority: try row.decode(atIndex: 6),
+            collapseID: try row.decode(atIndex: 7),
+            expiration: try row.decode(atIndex: 8),
+            payload: try row.decode(atIndex: 9),
+            receivedAt: Date(storedMilliseconds: try row.decode(atIndex: 10)),
+            deliveredAt: try date(row, 11),
+            readAt: try date(row, 12),
+            dismissedAt: try date(row, 13),
+            removedAt: try date(row, 14)
+        )
+    }
+
+    private static func date(_ row: Row, _ index: Int) throws -> Date? {
+        let milliseconds: Int64? = try row.decode(atIndex: index)
+        return milliseconds.map(Date.init(storedMilliseconds:))
+    }
+
+    /// Every notification `sql` selects (it selects `columns`).
+    static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [StoredNotification] {
+        let statement = try db.cachedStatement(sql: sql)
+        return try Array(Row.fetchCursor(statement, arguments: arguments).map(decode))
+    }
+
+    /// The first notification `sql` selects (it selects or returns `columns`).
+    static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments) throws -> StoredNotification? {
+        let statement = try db.cachedStatement(sql: sql)
+        return try Row.fetchOne(statement, arguments: arguments).map(decode)
+    }
+}

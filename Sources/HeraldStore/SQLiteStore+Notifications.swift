@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+// The devices' notification lists and their change feed.
+//
+// Every change to a row takes `MAX(seq) + 1` inside the write transaction (writes are serialized), so
+// the sequence is gap-tolerant, strictly increasing and survives restarts. Rows are never deleted, so
+// the maximum never goes back.
+
+extension SQLiteStore {
+    /// Deliverability, as `StoredNotification.isDeliverable(now:)` decides it; binds `now` (seconds).
+    private static let deliverable = """
+        (delivered_at IS NOT NULL OR expiration IS NULL OR (expiration <> 0 AND expiration >= ?))
+        """
+
+    private static let changesSQL = """
+        SELECT \(NotificationRow.columns) FROM notifications
+        WHERE device_id = ? AND seq > ? AND \(deliverable)
+        ORDER BY seq LIMIT ?
+        """
+
+    private static let listSQL = """
+        SELECT \(NotificationRow.columns) FROM notifications
+        WHERE device_id = ? AND seq > ? AND removed_at IS NULL AND \(deliverable)
+        ORDER BY seq LIMIT ?
+        """
+
+    private static let liveSQL = """
+        SELECT \(NotificationRow.columns) FROM notifications
+        WHERE device_id = ? AND id = ? AND removed_at IS NULL
+        """
+
+    /// Tombstones the device's live notification of the app with the collapse id, unless it has the id.
+    private static let collapseSQL = """
+        UPDATE notifications SET removed_at = ?, seq = ?
+        WHERE device_id = ? AND bundle_id = ? AND collapse_id = ? AND removed_at IS NULL AND id <> ?
+        RETURNING \(NotificationRow.columns)
+        """
+
+    private static let insertMessages = ConstraintMessages(
+        conflict: "A notification conflicts with one already stored.",
+        notFound: "A notification's device or app does not exist.",
+        invalid: "A notification has a field with a value that is not valid."
+    )
+
+    public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
+        guard !notifications.isEmpty else { return [] }
+        return try await write(Self.insertMessages) { db in
+            var seq = try Self.latestSeq(db)
+            var changes: [StoredNotification] = []
+            changes.reserveCapacity(notifications.count)
+            let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
+            for notification in notifications {
+                if let collapseID = notification.collapseID {
+                    let tombstone = try NotificationRow.fetchOne(db, sql: Self.collapseSQL, arguments: [
+                        notification.receivedAt.storedMilliseconds, seq + 1,
+                        notification.deviceID, notification.bundleID, collapseID, notification.id,
+                    ])
+                    if let tombstone {
+                        seq += 1
+                        changes.append(tombstone)
+                    }
+                }
+                seq += 1
+                try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq))
+                changes.append(NotificationRow.stored(notification, seq: seq))
+            }
+            return changes
+        }
+    }
+
+    public func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+        try Self.validate(limit: limit)
+        return try await read { db in
+            try NotificationRow.fetchAll(
+                db, sql: Self.changesSQL, arguments: [deviceID, cursor, now.timeIntervalSince1970, limit]
+            )
+        }
+    }
+
+    public func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+        try Self.validate(limit: limit)
+        return try await read { db in
+            try NotificationRow.fetchAll(
+                db, sql: Self.listSQL, arguments: [deviceID, cursor, now.timeIntervalSince1970, limit]
+            )
+        }
+    }
+
+    public func notification(deviceID: String, id: String) async throws -> StoredNotification? {
+        try await read { db in
+            try NotificationRow.fetchOne(db, sql: Self.liveSQL, arguments: [deviceID, id])
+        }
+    }
+
+    public func markRead(deviceID: String, id: String, at date: Date) async throws -> StoredNotification? {
+        try await mark(.read, deviceID: deviceID, id: id, at: date)
+    }
+
+    public func dismiss(deviceID: String, id: String, at date: Date) async throws -> StoredNotification? {
+        try await mark(.dismissed, deviceID: deviceID, id: id, at: date)
+    }
+
+    public func remove(deviceID: String, id: String, at date: Date) async throws -> StoredNotification? {
+        try await mark(.removed, deviceID: deviceID, id: id, at: date)
+    }
+
+    public func markDelivered(deviceID: String, upTo cursor: Int64, at date: Date) async throws {
+        try await write { db in
+            try db.cachedStatement(sql: """
+                UPDATE notifications SET delivered_at = ?
+                WHERE device_id = ? AND seq <= ? AND delivered_at IS NULL AND \(Self.deliverable)
+                """)
+                .execute(arguments: [date.storedMilliseconds, deviceID, cursor, date.timeIntervalSince1970])
+        }
+    }
+
+    // MARK: Marks
+
+    /// A change the user makes to one live notification; each sets one time column once.
+    private enum Mark: Sendable {
+        case read, dismissed, removed
+
+        /// Sets the column and a new seq, and returns the row.
+        var updateSQL: String {
+            let column = switch self {
+            case .read: "read_at"
+            case .dismissed: "dismissed_at"
+            case .removed: "removed_at"
+            }
+            return """
+                UPDATE notifications SET \(column) = ?, seq = ?
+                WHERE device_id = ? AND id = ?
+                RETURNING \(NotificationRow.columns)
+                """
+        }
+
+        /// Whether `notification` already carries this mark (marking it again changes nothing).
+        func isSet(on notification: StoredNotification) -> Bool {
+            switch self {
+            case .read: notification.readAt != nil
+            case .dismissed: notification.dismissedAt != nil
+            case .removed: notification.removedAt != nil
+            }
+        }
+    }
+
+    /// Applies `mark` to the device's live notification `id` with a new seq; nil when there is none
+    /// (tombstones included); the notification unchanged when it carries the mark already.
+    private func mark(_ mark: Mark, deviceID: String, id: String, at date: Date) async throws -> StoredNotification? {
+        try await write { db in
+            guard let current = try NotificationRow.fetchOne(db, sql: Self.liveSQL, arguments: [deviceID, id]) else {
+                return nil
+            }
+            if mark.isSet(on: current) { return current }
+            let seq = try Self.latestSeq(db) + 1
+            return try NotificationRow.fetchOne(
+                db, sql: mark.updateSQL, arguments: [date.storedMilliseconds, seq, deviceID, id]
+            )
+        }
+    }
+
+    private static func validate(limit: Int) throws {
+        guard limit >= 0 else { throw StoreError(.invalid, "The limit must not be negative.") }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// Herald's embedded store: one SQLite database in WAL mode (one GRDB `DatabasePool`).
+///
+/// Every commit is durable when it returns (`synchronous = FULL`): a 200 to a provider means the
+/// notification survives a power loss. `NotificationWriter` groups concurrent notification writes into
+/// one transaction, so the fsync is paid once per batch rather than once per notification.
+///
+/// Sendable: its only state is the GRDB writer, which is Sendable and serializes writes itself.
+public final class SQLiteStore: HeraldStore {
+    let writer: any DatabaseWriter
+
+    /// Opens the database file at `path` (created when missing) and brings its schema up to date.
+    public convenience init(path: String) throws {
+        try self.init(writer: DatabasePool(path: path, configuration: Self.makeConfiguration()))
+    }
+
+    /// A new, empty, private in-memory database (for tests; nothing is durable).
+    public static func inMemory() throws -> SQLiteStore {
+        try SQLiteStore(writer: DatabaseQueue(configuration: makeConfiguration()))
+    }
+
+    private init(writer: any DatabaseWriter) throws {
+        try Schema.migrator.migrate(writer)
+        self.writer = writer
+    }
+
+    private static func makeConfiguration() -> Configuration {
+        var configuration = Configuration()
+        configuration.label = "herald"
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // Durable at commit, even on power loss (WAL: the log is synced on every commit).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    public func latestCursor() async throws -> Int64 {
+        try await writer.read { db in try Self.latestSeq(db) }
+    }
+
+    public func close() async throws {
+        try await writer.writeWithoutTransaction { db in
+            if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" {
+                try db.checkpoint(.truncate)
+            }
+        }
+        try writer.close()
+    }
+
+    /// The largest seq so far (0 when empty).
+    static func latestSeq(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM notifications")) ?? 0
+    }
+}
+
+// MARK: - Transactions and errors
+
+/// What to tell the caller when a write breaks a constraint of the schema. Operations check the
+/// expected cases first with precise messages; these are the fallback when SQLite catches one.
+struct ConstraintMessages: Sendable {
+    var conflict = "The record already exists."
+    var notFound = "A record it refers to does not exist."
+    var invalid = "A value is not valid."
+}
+
+extension SQLiteStore {
+    /// Runs `updates` in one write transaction (durable when this returns); constraint violations
+    /// become `StoreError`s with `messages`, other errors pass through.
+    func write<T: Sendable>(
+        _ messages: ConstraintMessages = ConstraintMessages(),
+        _ updates: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        do {
+            return try await writer.write(updates)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw Self.storeError(error, messages)
+        }
+    }
+
+    /// Runs `value` in a read transaction.
+    func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.read(value)
+    }
+
+    private static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {
+        switch error.extendedResultCode {
+        case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+            StoreError(.conflict, messages.conflict)
+        case .SQLITE_CONSTRAINT_FOREIGNKEY:
+            StoreError(.notFound, messages.notFound)
+        default:
+            StoreError(.invalid, messages.invalid)
+        }
+    }
+
+    /// Whether `sql` (a query of the form `SELECT 1 FROM …`) finds a row.
+    static func exists(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (\(sql))"), arguments: arguments) ?? false
+    }
+}
