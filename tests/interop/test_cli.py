@@ -1,0 +1,81 @@
+"""The `herald push` and `herald watch` commands, as a developer runs them in a terminal."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+
+from herald_support import H2Client, alert_payload, herald_bin, random_hex_token
+
+
+def herald_push(herald, url: str, device_token: str, title: str, body: str, *, tls: bool) -> tuple[dict, int]:
+    d = herald.demo
+    cmd = [herald_bin(), "push", "--url", url, "--topic", herald.topic, "--device", device_token,
+           "--title", title, "--body", body, "--key", d["key_path"], "--key-id", d["key_id"], "--team-id", d["team_id"]]
+    if tls:
+        cmd += ["--ca", herald.ca_path]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    try:
+        result = json.loads(out.stdout)
+    except ValueError:
+        raise AssertionError(f"`herald push` printed no JSON (exit {out.returncode}): "
+                             f"stdout={out.stdout!r} stderr={out.stderr[-500:]!r}")
+    return result, out.returncode
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["h2c", "tls"])
+def test_herald_push_delivers_and_prints_json(herald, device, tls):
+    title = f"CLI {uuid.uuid4().hex[:6]}"
+    url = herald.apns_tls_url if tls else herald.apns_url
+    result, code = herald_push(herald, url, device.device_token, title, "from the terminal", tls=tls)
+    assert {"status", "reason", "apns_id"} <= result.keys(), result
+    assert result["status"] == 200 and not result["reason"], result
+    assert code == 0
+    [n] = herald.all_notifications(device)
+    assert n["id"] == result["apns_id"] and n["alert"]["title"] == title and n["alert"]["body"] == "from the terminal"
+
+
+def test_herald_push_reports_the_apns_reason(herald):
+    result, code = herald_push(herald, herald.apns_tls_url, random_hex_token(), "t", "b", tls=True)
+    assert result["status"] == 400 and result["reason"] == "BadDeviceToken", result
+    assert result.get("apns_id"), result
+
+
+def test_herald_watch_prints_each_notification_as_it_arrives(herald, device):
+    proc = subprocess.Popen([herald_bin(), "watch", "--device", device.device_id, "--url", herald.api_url,
+                             "--token", device.user_token], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, bufsize=1)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+
+    def next_line(timeout):
+        try:
+            return lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    try:
+        time.sleep(1.0)  # connect
+        assert proc.poll() is None, f"herald watch exited: {proc.stderr.read()}"
+        with H2Client(herald.apns_url) as c:
+            for title in ("first-watch", "second-watch"):
+                t0 = time.monotonic()
+                st = c.push(device.device_token, herald.headers(), alert_payload(title, "watched"))
+                assert st.status == 200
+                line = next_line(3)
+                assert line is not None, f"herald watch printed nothing for {title!r} within 3s"
+                assert title in line, f"watch line does not show the title: {line!r}"
+                assert time.monotonic() - t0 < 2
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise AssertionError("herald watch did not exit on SIGTERM")
