@@ -1,0 +1,225 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Testing
+
+@Suite("Notification lists")
+struct NotificationListTests {
+    let now = Fixture.time(100)
+
+    @Test func insertStoresABatchWithIncreasingSeqs() async throws {
+        let store = try await Fixture.makeStore()
+        let changes = try await store.insert([
+            Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c", device: Fixture.otherDeviceID),
+        ])
+        #expect(changes.map(\.seq) == [1, 2, 3])
+        #expect(changes.map(\.id) == ["a", "b", "c"])
+        #expect(try await store.latestCursor() == 3)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a") == changes[0])
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[0 ..< 2]))
+        #expect(try await store.insert([]).isEmpty)
+    }
+
+    @Test func aCollapseIDReplacesTheLiveNotificationOfTheSameApp() async throws {
+        let store = try await Fixture.makeStore()
+        // Given a live notification with collapse id "score", and one of another app and of another device
+        try await store.insert([
+            Fixture.notification("old", collapseID: "score", receivedAt: Fixture.time(1)),
+            Fixture.notification("other-app", app: Fixture.otherAppID, collapseID: "score"),
+            Fixture.notification("other-device", device: Fixture.otherDeviceID, collapseID: "score"),
+        ])
+
+        // When a new one with the same collapse id arrives
+        let changes = try await store.insert([Fixture.notification("new", collapseID: "score", receivedAt: Fixture.time(5))])
+
+        // Then the old one becomes a tombstone removed at the new one's arrival, then the new one follows
+        #expect(changes.map(\.id) == ["old", "new"])
+        #expect(changes.map(\.seq) == [4, 5])
+        #expect(changes[0].removedAt == Fixture.time(5))
+        #expect(changes[0].receivedAt == Fixture.time(1))
+        #expect(changes[1].removedAt == nil)
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).map(\.id) == ["other-app", "new"])
+        #expect(try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).map(\.id) == ["other-device"])
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "old") == nil)
+        let feed = try await store.changes(deviceID: Fixture.deviceID, after: 3, limit: 10, now: now)
+        #expect(feed == changes)
+    }
+
+    @Test func aCollapseIDReplacesWithinOneBatch() async throws {
+        let store = try await Fixture.makeStore()
+        let changes = try await store.insert([
+            Fixture.notification("first", collapseID: "c", receivedAt: Fixture.time(1)),
+            Fixture.notification("second", collapseID: "c", receivedAt: Fixture.time(2)),
+        ])
+        #expect(changes.map(\.id) == ["first", "first", "second"])
+        #expect(changes.map(\.seq) == [1, 2, 3])
+        #expect(changes.map(\.isRemoved) == [false, true, false])
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
+    }
+
+    @Test func aNotificationWithAKnownIDReplacesTheEntry() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
+        _ = try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
+        _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(2))
+
+        // When the provider retries with the same id (and collapse id), it neither duplicates nor tombstones itself
+        let changes = try await store.insert([
+            Fixture.notification("n", collapseID: "c", receivedAt: Fixture.time(3), payload: #"{"aps":{"alert":"v2"}}"#),
+        ])
+        #expect(changes.count == 1)
+        #expect(changes[0].seq == 4)
+        #expect(changes[0].payload == #"{"aps":{"alert":"v2"}}"#)
+        #expect(changes[0].readAt == nil && changes[0].dismissedAt == nil && changes[0].removedAt == nil)
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == changes)
+
+        // A tombstone with that id comes back to life as well
+        _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(4))
+        let revived = try await store.insert([Fixture.notification("n", receivedAt: Fixture.time(6))])
+        #expect(revived.map(\.seq) == [6])
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == revived[0])
+    }
+
+    @Test func readDismissAndRemoveEachTakeANewSeqOnce() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([Fixture.notification("n"), Fixture.notification("m")])
+
+        let read = try #require(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1)))
+        #expect(read.seq == 3 && read.readAt == Fixture.time(1))
+        #expect(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(9)) == read)
+
+        let dismissed = try #require(try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(2)))
+        #expect(dismissed.seq == 4 && dismissed.dismissedAt == Fixture.time(2) && dismissed.readAt == Fixture.time(1))
+        #expect(try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(9)) == dismissed)
+
+        let removed = try #require(try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(3)))
+        #expect(removed.seq == 5 && removed.removedAt == Fixture.time(3))
+        #expect(try await store.latestCursor() == 5)
+
+        #expect(try await store.markRead(deviceID: Fixture.deviceID, id: "nope", at: Fixture.time()) == nil)
+        #expect(try await store.markRead(deviceID: Fixture.otherDeviceID, id: "m", at: Fixture.time()) == nil)
+    }
+
+    @Test func aTombstoneKeepsItsRemovalTime() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([Fixture.notification("n")])
+        let removed = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(10))
+
+        #expect(try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(20)) == nil)
+        #expect(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(20)) == nil)
+        #expect(try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(20)) == nil)
+        let feed = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now)
+        #expect(feed == [removed].compactMap { $0 })
+        #expect(feed.first?.removedAt == Fixture.time(10))
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).isEmpty)
+    }
+
+    @Test func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c")])
+        let cursor = try await store.latestCursor()
+
+        // When rows change after the cursor, some more than once
+        _ = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(1))
+        try await store.insert([Fixture.notification("d")])
+        _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "b", at: Fixture.time(2))
+        _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(3))
+        _ = try await store.remove(deviceID: Fixture.deviceID, id: "d", at: Fixture.time(4))
+
+        // Then resuming from the cursor gives each changed row once, latest state, in seq order
+        let feed = try await store.changes(deviceID: Fixture.deviceID, after: cursor, limit: 100, now: now)
+        #expect(feed.map(\.id) == ["b", "a", "d"])
+        #expect(feed.map(\.seq) == [6, 7, 8])
+        #expect(feed[1].readAt == Fixture.time(1) && feed[1].dismissedAt == Fixture.time(3))
+        #expect(feed[2].isRemoved)
+        let all = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now)
+        #expect(all.map(\.id) == ["c", "b", "a", "d"])
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 8, limit: 100, now: now).isEmpty)
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: cursor, limit: 100, now: now).map(\.id) == ["b", "a"])
+    }
+
+    @Test func expiredUndeliveredNotificationsAreLeftOut() async throws {
+        let store = try await Fixture.makeStore()
+        let nowSeconds = Int64(now.timeIntervalSince1970) // the whole second before `now`
+        try await store.insert([
+            Fixture.notification("no-expiration"),
+            Fixture.notification("future", expiration: nowSeconds + 60),
+            Fixture.notification("this-second", expiration: nowSeconds + 1),
+            Fixture.notification("expired", expiration: nowSeconds),
+            Fixture.notification("expired-delivered", expiration: nowSeconds - 60, deliveredAt: Fixture.time(1)),
+            Fixture.notification("immediate", expiration: 0),
+            Fixture.notification("immediate-delivered", expiration: 0, deliveredAt: Fixture.time(1)),
+        ])
+        let expected = ["no-expiration", "future", "this-second", "expired-delivered", "immediate-delivered"]
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id) == expected)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id) == expected)
+        // Earlier, "expired" was still deliverable; the store agrees with `isDeliverable(now:)`.
+        let earlier = Date(timeIntervalSince1970: Double(nowSeconds))
+        let listed = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: earlier)
+        #expect(listed.map(\.id).contains("expired"))
+        #expect(listed.allSatisfy { $0.isDeliverable(now: earlier) })
+    }
+
+    @Test func theLimitAppliesAfterFiltering() async throws {
+        let store = try await Fixture.makeStore()
+        let past = Int64(now.timeIntervalSince1970) - 60
+        try await store.insert([
+            Fixture.notification("1"), Fixture.notification("2", expiration: past),
+            Fixture.notification("3"), Fixture.notification("4", expiration: past),
+            Fixture.notification("5"), Fixture.notification("6", device: Fixture.otherDeviceID),
+            Fixture.notification("7"),
+        ])
+        let page = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 2, now: now)
+        #expect(page.map(\.id) == ["1", "3"])
+
+        // Paging from each page's last seq walks the whole list once
+        var cursor: Int64 = 0
+        var walked: [String] = []
+        while true {
+            let page = try await store.changes(deviceID: Fixture.deviceID, after: cursor, limit: 1, now: now)
+            guard let last = page.last else { break }
+            walked += page.map(\.id)
+            cursor = last.seq
+        }
+        #expect(walked == ["1", "3", "5", "7"])
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 0, now: now).isEmpty)
+        let error = await #expect(throws: StoreError.self) {
+            try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: -1, now: now)
+        }
+        #expect(error?.kind == .invalid)
+    }
+
+    @Test func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration() async throws {
+        let store = try await Fixture.makeStore()
+        let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
+        try await store.insert([
+            Fixture.notification("seen", expiration: expiration), Fixture.notification("gone", device: Fixture.otherDeviceID),
+            Fixture.notification("immediate", expiration: 0),
+        ])
+        let cursor = try await store.latestCursor()
+        try await store.insert([Fixture.notification("later", expiration: expiration)])
+
+        // When a session receives the device's list up to the cursor
+        try await store.markDelivered(deviceID: Fixture.deviceID, upTo: cursor, at: Fixture.time(10))
+
+        // Then what it got stays listed after expiring, what came after the cursor does not; no seq moves
+        let afterExpiry = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time(60))
+        #expect(afterExpiry.map(\.id) == ["seen"])
+        #expect(afterExpiry.first?.deliveredAt == Fixture.time(10))
+        #expect(afterExpiry.first?.seq == 1)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "immediate")?.deliveredAt == nil)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "later")?.deliveredAt == nil)
+        #expect(try await store.latestCursor() == 4)
+    }
+
+    @Test func aBatchWithAnUnknownDeviceStoresNothing() async throws {
+        let store = try await Fixture.makeStore()
+        let error = await #expect(throws: StoreError.self) {
+            try await store.insert([Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device")])
+        }
+        #expect(error?.kind == .notFound)
+        #expect(error?.message.contains("hello") == false)
+        #expect(try await store.latestCursor() == 0)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).isEmpty)
+    }
+}

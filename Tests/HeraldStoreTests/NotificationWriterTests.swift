@@ -1,0 +1,124 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Testing
+
+@Suite("Notification writer")
+struct NotificationWriterTests {
+    /// What `onCommit` reported, collected once the writes are done.
+    struct CommitLog {
+        let stream: AsyncStream<[StoredNotification]>
+        let sink: AsyncStream<[StoredNotification]>.Continuation
+
+        init() { (stream, sink) = AsyncStream.makeStream() }
+
+        /// Every batch reported so far; reports arriving later are dropped.
+        func batches() async -> [[StoredNotification]] {
+            sink.finish()
+            var batches: [[StoredNotification]] = []
+            for await batch in stream { batches.append(batch) }
+            return batches
+        }
+    }
+
+    @Test func concurrentWritesAreGroupedIntoFewerTransactions() async throws {
+        let spy = SpyStore(try await Fixture.makeStore())
+        let commits = CommitLog()
+        let sink = commits.sink
+        let writer = NotificationWriter(store: spy, maxBatch: 64) { sink.yield($0) }
+        let count = 2000
+
+        // When 2000 writers write at once
+        let stored = try await withThrowingTaskGroup(of: StoredNotification.self) { group in
+            for index in 0 ..< count {
+                let device = index.isMultiple(of: 2) ? Fixture.deviceID : Fixture.otherDeviceID
+                group.addTask { try await writer.write(Fixture.notification("n\(index)", device: device)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then all are committed, onCommit saw every seq once in increasing order, in fewer inserts
+        let committed = await commits.batches().flatMap { $0 }
+        #expect(committed.map(\.seq) == Array(1 ... Int64(count)))
+        #expect(Set(stored.map(\.seq)).count == count)
+        let committedByID = Dictionary(uniqueKeysWithValues: committed.map { ($0.id, $0) })
+        #expect(stored.allSatisfy { committedByID[$0.id] == $0 })
+        let batchSizes = await spy.log.insertBatchSizes
+        #expect(batchSizes.count < count)
+        #expect(batchSizes.reduce(0, +) == count)
+        #expect(batchSizes.allSatisfy { $0 <= 64 })
+        #expect(try await spy.latestCursor() == Int64(count))
+        let listed = try await spy.notifications(deviceID: Fixture.deviceID, after: 0, limit: count, now: Fixture.time())
+        #expect(listed.count == count / 2)
+    }
+
+    @Test func onCommitSeesABatchBeforeItsWritersResume() async throws {
+        let store = try await Fixture.makeStore()
+        let commits = CommitLog()
+        let sink = commits.sink
+        let writer = NotificationWriter(store: store) { sink.yield($0) }
+
+        let stored = try await writer.write(Fixture.notification("n"))
+
+        // `batches()` drops anything reported after the write returned.
+        #expect(await commits.batches() == [[stored]])
+        #expect(stored.seq == 1)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == stored)
+    }
+
+    @Test func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([Fixture.notification("old", collapseID: "c")])
+        let commits = CommitLog()
+        let sink = commits.sink
+        let writer = NotificationWriter(store: store) { sink.yield($0) }
+
+        let stored = try await writer.write(Fixture.notification("new", collapseID: "c", receivedAt: Fixture.time(5)))
+
+        #expect(stored.id == "new" && stored.seq == 3 && !stored.isRemoved)
+        let reported = await commits.batches()
+        #expect(reported.count == 1)
+        #expect(reported.first?.map(\.id) == ["old", "new"])
+        #expect(reported.first?.first?.removedAt == Fixture.time(5))
+    }
+
+    @Test func aFailedBatchFailsEveryWriterAndIsNotReported() async throws {
+        let spy = SpyStore(try await Fixture.makeStore())
+        await spy.log.setFailsInserts(true)
+        let commits = CommitLog()
+        let sink = commits.sink
+        let writer = NotificationWriter(store: spy) { sink.yield($0) }
+
+        // When every insert fails, every writer gets the error
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for index in 0 ..< 50 {
+                group.addTask {
+                    do {
+                        _ = try await writer.write(Fixture.notification("n\(index)"))
+                        return false
+                    } catch {
+                        return error is SpyStore.InjectedFailure
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(failures == Array(repeating: true, count: 50))
+
+        // Then the writer still works once the store recovers, and only that commit is reported
+        await spy.log.setFailsInserts(false)
+        let stored = try await writer.write(Fixture.notification("after"))
+        #expect(stored.seq == 1)
+        #expect(await commits.batches() == [[stored]])
+    }
+
+    @Test func aStoreErrorReachesTheWriter() async throws {
+        let store = try await Fixture.makeStore()
+        let writer = NotificationWriter(store: store) { _ in }
+        let error = await #expect(throws: StoreError.self) {
+            try await writer.write(Fixture.notification("orphan", device: "no-such-device"))
+        }
+        #expect(error?.kind == .notFound)
+        #expect(try await writer.write(Fixture.notification("fine")).seq == 1)
+    }
+}
