@@ -23,6 +23,10 @@ public final class SQLiteStore: HeraldStore {
     }
 
     private init(writer: any DatabaseWriter) throws {
+        // Durable at commit, even on power loss: in WAL mode FULL syncs the log on every commit.
+        // Set here, on the one connection that writes: `DatabasePool` switches its writer to WAL with
+        // `synchronous = NORMAL` after `prepareDatabase` has run.
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Schema.migrator.migrate(writer)
         self.writer = writer
     }
@@ -32,10 +36,6 @@ public final class SQLiteStore: HeraldStore {
         configuration.label = "herald"
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // Durable at commit, even on power loss (WAL: the log is synced on every commit).
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         return configuration
     }
 

@@ -1,5 +1,0 @@
-import ArgumentParser
-import HeraldServer
-import HeraldClient
-
-print("herald")
