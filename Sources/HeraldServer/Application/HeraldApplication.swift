@@ -1,0 +1,164 @@
+import Crypto
+import Foundation
+import HeraldAPI
+import HeraldAPNs
+import HeraldCore
+import HeraldStore
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import UnixSignals
+import Synchronization
+
+/// Herald assembled: store, registry, live hub, push pipeline, APNs listeners and the JSON API.
+///
+/// One type used by `herald serve` and by the tests, which run it on port 0.
+public final class HeraldApplication: Sendable {
+    public let configuration: HeraldConfiguration
+    public let dataDirectory: DataDirectory
+    public let store: SQLiteStore
+    public let registry: RegistryService
+    public let hub: LiveHub
+    public let adminToken: String
+    public let authority: LocalCertificateAuthority
+    /// The demo setup, when the data directory has one.
+    public let demo: DemoSetup?
+    let writer: NotificationWriter
+    let pushService: PushService
+    let logger: Logger
+    let now: @Sendable () -> Date
+    private let runningGroup = Mutex<ServiceGroup?>(nil)
+
+    /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
+    /// on a fresh directory, the demo setup.
+    public static func make(
+        configuration: HeraldConfiguration,
+        logger: Logger = Logger(label: "herald"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> HeraldApplication {
+        let directory = DataDirectory(path: configuration.dataDirectory)
+        try directory.create()
+        let adminToken = try directory.loadOrCreateAdminToken()
+        let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: now())
+        let store = try SQLiteStore(path: directory.databaseURL.path)
+        let cache = RegistryCache(try await store.registrySnapshot())
+        let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
+        let demo = configuration.createsDemo
+            ? try await DemoBootstrap.loadOrCreate(in: directory, registry: registry)
+            : try directory.readDemo()
+        return HeraldApplication(
+            configuration: configuration, dataDirectory: directory, store: store, registry: registry,
+            adminToken: adminToken, authority: authority, demo: demo, logger: logger, now: now
+        )
+    }
+
+    private init(
+        configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: SQLiteStore,
+        registry: RegistryService, adminToken: String, authority: LocalCertificateAuthority,
+        demo: DemoSetup?, logger: Logger, now: @escaping @Sendable () -> Date
+    ) {
+        self.configuration = configuration
+        self.dataDirectory = dataDirectory
+        self.store = store
+        self.registry = registry
+        self.adminToken = adminToken
+        self.authority = authority
+        self.demo = demo
+        self.logger = logger
+        self.now = now
+        let hub = LiveHub()
+        self.hub = hub
+        self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
+            hub.publish(changes)
+        }
+        self.pushService = PushService(
+            registry: registry.cache, writer: writer, hub: hub,
+            deviceRateLimit: configuration.deviceRateLimit, now: now, logger: logger
+        )
+    }
+
+    /// A provider token for the demo key, for the printed curl command and tests.
+    public func demoProviderToken() throws -> String? {
+        guard let demo else { return nil }
+        let pem = try String(contentsOfFile: demo.keyPath, encoding: .utf8)
+        return try ProviderToken.make(
+            teamID: demo.teamID, keyID: demo.keyID, issuedAt: now(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
+        )
+    }
+
+    /// Binds every listener, writes `runtime.json`, calls `onReady`, and serves until SIGTERM/SIGINT
+    /// (or until `shutdown` is triggered); then drains the APNs listeners, ends the streams and
+    /// closes the database.
+    public func run(
+        signals: [UnixSignal] = [.sigterm, .sigint],
+        onReady: @escaping @Sendable (RuntimeInfo) async -> Void = { _ in }
+    ) async throws {
+        let apns = APNsListener(
+            configuration: APNsListenerConfiguration(
+                host: configuration.host, cleartextPort: configuration.apnsPort, tlsPort: configuration.apnsTLSPort,
+                certificatePath: authority.serverCertificateURL.path, privateKeyPath: authority.serverKeyURL.path
+            ),
+            handler: pushService, group: MultiThreadedEventLoopGroup.singleton, logger: logger
+        )
+        let bound = try await apns.bind()
+        let host = configuration.host
+        let apnsURL = "http://\(host):\(bound.cleartext.port ?? configuration.apnsPort)"
+        let apnsTLSURL = bound.tls.map { "https://\(host):\($0.port ?? 0)" } ?? ""
+        let directory = dataDirectory
+        let api = APIServer.make(
+            dependencies: APIDependencies(
+                store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
+            ),
+            host: host, port: configuration.apiPort, logger: logger
+        ) { apiPort in
+            let runtime = RuntimeInfo(
+                apiURL: "http://\(host):\(apiPort)", apnsURL: apnsURL, apnsTLSURL: apnsTLSURL,
+                pid: ProcessInfo.processInfo.processIdentifier
+            )
+            try? directory.writeRuntime(runtime)
+            await onReady(runtime)
+        }
+        let streamsCloser = ShutdownHook { [hub] in hub.close() }
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: api),
+                .init(service: apns),
+                .init(service: streamsCloser),
+            ],
+            gracefulShutdownSignals: signals,
+            logger: logger
+        ))
+        runningGroup.withLock { $0 = group }
+        do {
+            try await group.run()
+        } catch {
+            logger.error("Herald stopped with an error", metadata: ["error": "\(error)"])
+            try? directory.removeRuntime()
+            try? await store.close()
+            throw error
+        }
+        try? directory.removeRuntime()
+        try await store.close()
+        logger.info("Herald stopped")
+    }
+}
+
+extension HeraldApplication {
+    /// Starts the graceful shutdown of a running application, as SIGTERM would.
+    public func shutdown() async {
+        let group = runningGroup.withLock { $0 }
+        await group?.triggerGracefulShutdown()
+    }
+}
+
+/// A service that runs `action` when graceful shutdown begins. Listed last in the service group so
+/// it is the first to hear of shutdown.
+struct ShutdownHook: Service {
+    let action: @Sendable () -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        action()
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// How `herald serve` (and the tests) run Herald.
+public struct HeraldConfiguration: Sendable {
+    /// The data directory (database, tokens, certificates, keys, demo and runtime files).
+    public var dataDirectory: String
+    public var host: String = "127.0.0.1"
+    /// The JSON API port; 0 picks a free port.
+    public var apiPort: Int = 8080
+    /// The cleartext APNs port (h2c and HTTP/1.1); 0 picks a free port.
+    public var apnsPort: Int = 2197
+    /// The TLS APNs port; 0 picks a free port, nil turns the TLS listener off.
+    public var apnsTLSPort: Int? = 2198
+    /// Pushes per second per device; 0 turns the limit off.
+    public var deviceRateLimit: Double = 0
+    /// Whether a fresh data directory gets the demo setup (team, key, app, user, device, token).
+    public var createsDemo: Bool = true
+    /// The largest number of notifications committed in one transaction.
+    public var maximumBatch: Int = 512
+
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HeraldAPI
+import HeraldAPNs
+import HeraldCore
+import HeraldStore
+import Logging
+import Synchronization
+
+/// The push pipeline behind the APNs listeners: validate (APNs rules) → rate limit → expiry →
+/// group commit → live fan-out (from the writer's commit callback) → answer.
+///
+/// A 200 is returned only after the notification's batch is committed, so it is durable.
+public final class PushService: PushHandler {
+    private let registry: RegistryCache
+    private let writer: NotificationWriter
+    private let hub: LiveHub
+    private let limiter: Mutex<RateLimiter>
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    /// - Parameter deviceRateLimit: pushes per second per device; 0 turns the limit off.
+    public init(
+        registry: RegistryCache, writer: NotificationWriter, hub: LiveHub,
+        deviceRateLimit: Double, now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        self.registry = registry
+        self.writer = writer
+        self.hub = hub
+        self.limiter = Mutex(RateLimiter(perSecond: deviceRateLimit))
+        self.now = now
+        self.logger = logger
+    }
+
+    public func handle(_ request: APNsRequest, connection: APNsConnection) async -> APNsResponse {
+        var generator = SystemRandomNumberGenerator()
+        let apnsID = request.header("apns-id") ?? APNsID.make(using: &generator)
+        let now = self.now()
+        let snapshot = registry.snapshot
+        let validated = connection.auth.withLock { auth in
+            PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: now)
+        }
+        let push: AcceptedPush
+        switch validated {
+        case .success(let value): push = value
+        case .failure(let failure): return APNsResponse(failure: failure, apnsID: apnsID)
+        }
+        let deviceID = push.token.deviceID
+        guard limiter.withLock({ $0.allow(deviceID, now: now) }) else {
+            return APNsResponse(failure: APNsFailure(.tooManyRequests), apnsID: apnsID)
+        }
+        let uniqueID = APNsID.make(using: &generator)
+        let accepted = APNsResponse(status: 200, apnsID: apnsID, uniqueID: uniqueID)
+
+        let isConnected = hub.hasSession(deviceID: deviceID)
+        switch push.expiration {
+        case .immediately where !isConnected:
+            // apns-expiration 0: only sessions connected now get it; nobody is, so it is gone.
+            return accepted
+        case .at(let seconds) where Double(seconds) < now.timeIntervalSince1970:
+            return accepted  // Already expired: APNs accepts it and never delivers it.
+        default:
+            break
+        }
+        let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
+        do {
+            _ = try await writer.write(row)
+            return accepted
+        } catch {
+            logger.error("Could not store a notification", metadata: [
+                "notification.id": "\(row.id)", "error": "\(error)",
+            ])
+            return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
+        }
+    }
+}

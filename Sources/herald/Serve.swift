@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import HeraldServer
+import Logging
+
+/// `herald serve`: runs the APNs endpoint, the JSON API and the live streams.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run Herald: the APNs-compatible endpoint, the device notification lists and the live streams."
+    )
+
+    @Option(name: .long, help: "The data directory (database, admin token, certificates, keys).")
+    var data: String = "./herald-data"
+
+    @Option(name: .long, help: "The address every listener binds to.")
+    var host: String = "127.0.0.1"
+
+    @Option(name: .customLong("api-port"), help: "The JSON API port (0 picks a free port).")
+    var apiPort: Int = 8080
+
+    @Option(name: .customLong("apns-port"), help: "The cleartext APNs port: HTTP/2 with prior knowledge and HTTP/1.1 (0 picks a free port).")
+    var apnsPort: Int = 2197
+
+    @Option(name: .customLong("apns-tls-port"), help: "The TLS APNs port (0 picks a free port).")
+    var apnsTLSPort: Int = 2198
+
+    @Flag(name: .customLong("no-tls"), help: "Don't start the TLS APNs listener.")
+    var noTLS = false
+
+    @Option(name: .customLong("device-rate-limit"), help: "Pushes per second per device before TooManyRequests (0 = off).")
+    var deviceRateLimit: Double = 0
+
+    @Flag(name: .customLong("no-demo"), help: "Don't create the demo setup on a fresh data directory.")
+    var noDemo = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        for (name, port) in [("--api-port", apiPort), ("--apns-port", apnsPort), ("--apns-tls-port", apnsTLSPort)]
+        where !(0...65535).contains(port) {
+            throw ValidationError("\(name) must be a port number from 0 to 65535.")
+        }
+        guard deviceRateLimit >= 0 else { throw ValidationError("--device-rate-limit must be 0 or more.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "herald")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var configuration = HeraldConfiguration(dataDirectory: data)
+        configuration.host = host
+        configuration.apiPort = apiPort
+        configuration.apnsPort = apnsPort
+        configuration.apnsTLSPort = noTLS ? nil : apnsTLSPort
+        configuration.deviceRateLimit = deviceRateLimit
+        configuration.createsDemo = !noDemo
+        let application = try await HeraldApplication.make(configuration: configuration, logger: logger)
+        let banner = try ServeBanner(application: application)
+        try await application.run { runtime in
+            FileHandle.standardOutput.write(Data((banner.text(runtime: runtime) + "\n").utf8))
+        }
+    }
+}
+
+/// What `herald serve` prints once it listens: the URLs and a ready-to-paste push.
+struct ServeBanner: Sendable {
+    let dataPath: String
+    let demo: DemoSetup?
+    let providerToken: String?
+    let caPath: String
+
+    init(application: HeraldApplication) throws {
+        dataPath = application.dataDirectory.root.path
+        demo = application.demo
+        providerToken = try application.demoProviderToken()
+        caPath = application.authority.authorityCertificateURL.path
+    }
+
+    func text(runtime: RuntimeInfo) -> String {
+        var lines = [
+            "Herald is running.",
+            "  JSON API:             \(runtime.apiURL)   (OpenAPI: \(runtime.apiURL)/openapi.yaml)",
+            "  APNs (h2c, HTTP/1.1): \(runtime.apnsURL)",
+        ]
+        if !runtime.apnsTLSURL.isEmpty {
+            lines.append("  APNs (TLS, h2):       \(runtime.apnsTLSURL)   (CA: \(caPath))")
+        }
+        lines.append("  Data:                 \(dataPath)")
+        if let demo, let providerToken {
+            let target = runtime.apnsTLSURL.isEmpty ? runtime.apnsURL : runtime.apnsTLSURL
+            let http = runtime.apnsTLSURL.isEmpty ? "--http2-prior-knowledge" : "--http2 --cacert '\(caPath)'"
+            lines += [
+                "",
+                "Push to the demo device (the JWT is valid for an hour):",
+                "  curl \(http) -H 'apns-topic: \(demo.topic)' -H 'apns-push-type: alert' \\",
+                "    -H 'authorization: bearer \(providerToken)' \\",
+                "    -d '{\"aps\":{\"alert\":{\"title\":\"Hello\",\"body\":\"From Herald\"}}}' \\",
+                "    \(target)/3/device/\(demo.deviceToken)",
+                "",
+                "Watch the demo device:",
+                "  herald watch --data '\(dataPath)' --device \(demo.deviceID)",
+                "  curl -N -H 'authorization: Bearer \(demo.userToken)' \(runtime.apiURL)/v1/devices/\(demo.deviceID)/stream",
+            ]
+        }
+        return lines.joined(separator: "\n")
+    }
+}
