@@ -23,10 +23,21 @@ public final class SQLiteStore: HeraldStore {
     }
 
     private init(writer: any DatabaseWriter) throws {
-        // Durable at commit, even on power loss: in WAL mode FULL syncs the log on every commit.
-        // Set here, on the one connection that writes: `DatabasePool` switches its writer to WAL with
-        // `synchronous = NORMAL` after `prepareDatabase` has run.
-        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        // Set on the one connection that writes, after `DatabasePool` switched it to WAL with
+        // `synchronous = NORMAL` (which runs after `prepareDatabase`):
+        // - synchronous = FULL: durable at commit, even on power loss (the log is synced every commit);
+        // - a 64 MiB page cache and a checkpoint every 16384 pages (64 MiB of log): notification ids
+        //   are random, so each batch dirties index pages all over; a small cache re-reads them and
+        //   frequent checkpoints rewrite them (measured: ~1.7x the write throughput of the defaults);
+        // - journal_size_limit: the log file shrinks back to 64 MiB after a checkpoint.
+        try writer.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                PRAGMA synchronous = FULL;
+                PRAGMA cache_size = -65536;
+                PRAGMA wal_autocheckpoint = 16384;
+                PRAGMA journal_size_limit = 67108864;
+                """)
+        }
         try Schema.migrator.migrate(writer)
         self.writer = writer
     }
