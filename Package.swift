@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(
             name: "HeraldServerTests",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldServer", "HeraldClient",
+                "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldServer", "HeraldClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

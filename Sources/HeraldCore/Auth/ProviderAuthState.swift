@@ -48,7 +48,9 @@ public struct ProviderAuthState: Sendable {
         guard now.timeIntervalSince(claims.issuedAt) <= Self.tokenLifetime else {
             return .failure(APNsFailure(.expiredProviderToken))
         }
-        if let currentClaims, now.timeIntervalSince(currentClaims.issuedAt) < Self.minimumRefreshInterval {
+        // The same claims signed again (ECDSA signatures differ each time) are the same token.
+        if let currentClaims, currentClaims != claims,
+           now.timeIntervalSince(currentClaims.issuedAt) < Self.minimumRefreshInterval {
             return .failure(APNsFailure(.tooManyProviderTokenUpdates))
         }
         currentToken = token
