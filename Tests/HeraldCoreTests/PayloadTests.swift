@@ -97,6 +97,11 @@ struct SmallRuleTests {
         #expect(APNsID.isValid(id))
         #expect(id == id.lowercased())
         #expect(DeviceTokenFormat.make(using: &generator).count == 64)
+        let earlier = APNsID.makeTimeOrdered(at: Date(timeIntervalSince1970: 1_800_000_000), using: &generator)
+        let later = APNsID.makeTimeOrdered(at: Date(timeIntervalSince1970: 1_800_000_000.002), using: &generator)
+        #expect(APNsID.isValid(earlier) && earlier == earlier.lowercased())
+        #expect(earlier < later)
+        #expect(Array(earlier)[14] == "7")
     }
 
     @Test("failure bodies carry a timestamp only on 410")

@@ -33,8 +33,8 @@ public final class PushService: PushHandler {
 
     public func handle(_ request: APNsRequest, connection: APNsConnection) async -> APNsResponse {
         var generator = SystemRandomNumberGenerator()
-        let apnsID = request.header("apns-id") ?? APNsID.make(using: &generator)
         let now = self.now()
+        let apnsID = request.header("apns-id") ?? APNsID.makeTimeOrdered(at: now, using: &generator)
         let snapshot = registry.snapshot
         let validated = connection.auth.withLock { auth in
             PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: now)
