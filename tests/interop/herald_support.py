@@ -237,17 +237,17 @@ def alert_payload(title: str = "Hello", body: str = "World", **aps) -> dict:
     return {"aps": {"alert": {"title": title, "body": body}, **aps}}
 
 
-def payload_of_size(size: int, push_type: str = "alert") -> bytes:
-    """A valid JSON payload of exactly `size` bytes."""
+def payload_of_size(size: int, push_type: str = "alert", separators=(",", ":")) -> bytes:
+    """A valid JSON payload of exactly `size` bytes (as serialized with `separators`)."""
     base = {"aps": {"alert": {"title": "size", "body": ""}}} if push_type == "alert" else {"aps": {}, "x": ""}
-    raw = json.dumps(base, separators=(",", ":")).encode()
+    raw = json.dumps(base, separators=separators).encode()
     pad = size - len(raw)
     assert pad >= 0
     if push_type == "alert":
         base["aps"]["alert"]["body"] = "b" * pad
     else:
         base["x"] = "b" * pad
-    raw = json.dumps(base, separators=(",", ":")).encode()
+    raw = json.dumps(base, separators=separators).encode()
     assert len(raw) == size
     return raw
 
@@ -441,6 +441,9 @@ class H2Client:
         self.ping_acks: list[bytes] = []
         self.goaway: h2.events.ConnectionTerminated | None = None
         self.closed = False
+        self._inbuf = b""
+        self._header_block = b""
+        self._header_end_stream = False
         self._flush()
         self.pump_until(lambda: self.settings_received)
 
@@ -460,9 +463,45 @@ class H2Client:
         if not data:
             self.closed = True
             raise ConnectionClosed("EOF")
-        for ev in self.conn.receive_data(data):
-            self._handle(ev)
-        self._flush()
+        # Split into whole frames: the h2 library refuses every frame after a GOAWAY, but a server
+        # that shuts down gracefully still answers the streams up to GOAWAY's last_stream_id.
+        self._inbuf += data
+        while len(self._inbuf) >= 9:
+            size = 9 + int.from_bytes(self._inbuf[:3], "big")
+            if len(self._inbuf) < size:
+                break
+            frame, self._inbuf = self._inbuf[:size], self._inbuf[size:]
+            if self.goaway is None:
+                for ev in self.conn.receive_data(frame):
+                    self._handle(ev)
+            else:
+                self._frame_after_goaway(frame)
+        if self.goaway is None:
+            self._flush()
+
+    def _frame_after_goaway(self, raw: bytes):
+        from hyperframe.frame import ContinuationFrame, DataFrame, Frame, HeadersFrame, RstStreamFrame
+        frame, length = Frame.parse_frame_header(memoryview(raw[:9]))
+        frame.parse_body(memoryview(raw[9:9 + length]))
+        st = self.streams.get(frame.stream_id)
+        if isinstance(frame, (HeadersFrame, ContinuationFrame)):
+            self._header_block += frame.data
+            if isinstance(frame, HeadersFrame):
+                self._header_end_stream = "END_STREAM" in frame.flags
+            if "END_HEADERS" in frame.flags:
+                headers = self.conn.decoder.decode(self._header_block, raw=True)
+                self._header_block = b""
+                if st is not None:
+                    st.headers = list(headers)
+                    st.frames.append(("HEADERS", 0, self._header_end_stream))
+                    st.ended = st.ended or self._header_end_stream
+        elif isinstance(frame, DataFrame) and st is not None:
+            st.data += frame.data
+            end = "END_STREAM" in frame.flags
+            st.frames.append(("DATA", len(frame.data), end))
+            st.ended = st.ended or end
+        elif isinstance(frame, RstStreamFrame) and st is not None:
+            st.reset, st.ended = frame.error_code, True
 
     def _handle(self, ev):
         if isinstance(ev, h2.events.ResponseReceived):

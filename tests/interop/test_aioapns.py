@@ -63,7 +63,7 @@ def test_aioapns_alert_is_delivered_to_the_device_list(herald, device, aioapns_a
 def test_aioapns_sees_the_error_reasons(herald, device, aioapns_at_herald):
     app2 = herald.new_app(herald.demo["team_id"])
     other_app_token = herald.new_token(device.device_id, app2)
-    gone = herald.new_token(device.device_id, herald.topic)
+    gone = herald.new_device().device_token
     herald.unregister(gone)
     msg = {"aps": {"alert": "x"}}
     cases = [
@@ -91,8 +91,10 @@ def test_aioapns_sees_the_error_reasons(herald, device, aioapns_at_herald):
 
 def test_aioapns_voip_5120_bytes_ok_5121_too_large(herald, device, aioapns_at_herald):
     import json
-    ok = json.loads(payload_of_size(5120, "voip"))
-    too_big = json.loads(payload_of_size(5121, "voip"))
+    # aioapns sends json.dumps(message) with the default separators (", ", ": ")
+    ok = json.loads(payload_of_size(5120, "voip", separators=(", ", ": ")))
+    too_big = json.loads(payload_of_size(5121, "voip", separators=(", ", ": ")))
+    assert len(json.dumps(ok, ensure_ascii=False).encode()) == 5120
 
     async def go():
         client = aioapns_at_herald(herald.topic + ".voip")

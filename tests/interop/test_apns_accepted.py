@@ -29,7 +29,7 @@ def acc(herald):
     w.app2 = herald.new_app(herald.demo["team_id"])
     w.token2 = herald.new_token(w.dev.device_id, w.app2)
     w.scoped = herald.new_key(herald.demo["team_id"], topics=[w.app2])
-    w.long_token = herald.new_token(w.dev.device_id, herald.topic, token=random_hex_token(54))
+    w.long_token = herald.new_token(herald.new_device().device_id, herald.topic, token=random_hex_token(54))
     return w
 
 

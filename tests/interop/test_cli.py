@@ -45,6 +45,7 @@ def test_herald_push_reports_the_apns_reason(herald):
     result, code = herald_push(herald, herald.apns_tls_url, random_hex_token(), "t", "b", tls=True)
     assert result["status"] == 400 and result["reason"] == "BadDeviceToken", result
     assert result.get("apns_id"), result
+    assert code == 1, "`herald push` exits 1 when the push is refused (its --help says so)"
 
 
 def test_herald_watch_prints_each_notification_as_it_arrives(herald, device):

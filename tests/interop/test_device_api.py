@@ -247,3 +247,16 @@ def test_websocket_and_sse_refuse_another_users_token(herald, device):
     b = herald.new_device()
     sse = SSEClient(herald.api_url, device.device_id, b.user_token, token_in_query=True)
     assert sse.status == 404, (sse.status, sse.error_body)
+
+
+def test_admin_errors_are_json(herald):
+    check_api_error(herald.api("DELETE", f"/v1/admin/tokens/{'ab' * 32}", token=herald.admin_token), 404)
+    res = herald.api("POST", "/v1/admin/devices", body={"user_id": "no-such-user"}, token=herald.admin_token)
+    assert 400 <= res.status < 500
+    check_api_error(res, res.status)
+    res = herald.api("POST", "/v1/admin/tokens", body={"device_id": "no-such-device", "bundle_id": herald.topic},
+                     token=herald.admin_token)
+    assert 400 <= res.status < 500
+    check_api_error(res, res.status)
+    res = herald.api("POST", "/v1/admin/users", body=b"{not json", token=herald.admin_token)
+    check_api_error(res, 400)

@@ -46,7 +46,7 @@ def test_success_is_a_single_headers_frame_with_end_stream(herald, client, devic
 def test_error_is_headers_then_one_data_frame_with_the_json(herald, client, device, bad):
     token = random_hex_token()
     if bad == "unregistered":
-        token = herald.new_token(device.device_id, herald.topic)
+        token = herald.new_device().device_token
         herald.unregister(token)
     apns_id = new_apns_id()
     st = client.push(token, herald.headers(apns_id=apns_id), alert_payload())
@@ -128,6 +128,12 @@ def alpn_of(env, offer):
     with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
         with ctx.wrap_socket(raw, server_hostname=parts.hostname) as s:
             return s.selected_alpn_protocol(), s.version()
+
+
+def test_certificate_is_valid_for_localhost_too(herald, device):
+    url = herald.apns_tls_url.replace("127.0.0.1", "localhost")
+    with H2Client(url, cafile=herald.ca_path, alpn=["h2"]) as c:
+        assert c.push(device.device_token, herald.headers(), alert_payload()).status == 200
 
 
 def test_alpn_selects_h2_when_offered(herald):

@@ -27,12 +27,17 @@ def push(herald, h2, device, title="live"):
 
 
 def push_n(herald, h2, device, n: int) -> list[str]:
+    """Pushes n notifications pipelined on one connection; returns their ids in the device's list
+    order (the server may commit concurrent streams in any order; the list order is the feed order)."""
     ids = [new_apns_id() for _ in range(n)]
     streams = h2.push_many([(device.device_token, herald.headers(apns_id=i), b'{"aps":{"alert":"bulk"}}')
                             for i in ids], window=100, timeout=120)
     bad = [s for s in streams if s.status != 200]
     assert not bad, bad[:3]
-    return ids
+    wanted = set(ids)
+    ordered = [i for i in herald.listed_ids(device) if i in wanted]
+    assert sorted(ordered) == sorted(ids), "every acknowledged push is listed once"
+    return ordered
 
 
 def sse(herald, device, **kw) -> SSEClient:
@@ -169,9 +174,45 @@ def test_websocket_sees_removed_events(herald, h2, device):
         assert (m.get("notification") or {}).get("id", m.get("id")) == a, m
 
 
-def test_websocket_refuses_a_missing_token(herald, device):
+def ws_refusal(url: str, headers=None):
     from websockets.exceptions import InvalidStatus
     with pytest.raises(InvalidStatus) as e:
-        with ws_connect(ws_url(herald, device), proxy=None, open_timeout=5):
+        with ws_connect(url, additional_headers=headers, proxy=None, open_timeout=5):
             pass
-    assert e.value.response.status_code == 401
+    return e.value.response
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token"])
+def test_websocket_refuses_a_missing_or_wrong_token_with_401(herald, device, token):
+    resp = ws_refusal(ws_url(herald, device, **({"access_token": token} if token else {})))
+    assert resp.status_code == 401, (resp.status_code, resp.body)
+    assert json.loads(bytes(resp.body))["error"]["code"], resp.body
+
+
+def test_websocket_refuses_another_users_device_with_404(herald, device):
+    other = herald.new_device()
+    resp = ws_refusal(ws_url(herald, device, access_token=other.user_token))
+    assert resp.status_code == 404, (resp.status_code, resp.body)
+    assert json.loads(bytes(resp.body))["error"]["code"] == "device_not_found", resp.body
+
+
+def test_stream_shows_changes_and_resume_sends_each_row_once_in_its_latest_state(herald, h2, device):
+    tok = device.user_token
+    with sse(herald, device) as s:
+        a = push(herald, h2, device, "A")
+        b = push(herald, h2, device, "B")
+        ev_a, ev_b = s.collect(2, timeout=3)
+        assert (ev_a.notification_id, ev_b.notification_id) == (a, b)
+        # a live session sees a read as a change of A, and a delete as `removed`
+        assert herald.api("POST", f"/v1/devices/{device.device_id}/notifications/{a}/read", token=tok).status == 200
+        [changed] = s.collect(1, timeout=3)
+        assert changed.event == "notification" and changed.notification_id == a and changed.json()["read_at"]
+        assert herald.api("DELETE", f"/v1/devices/{device.device_id}/notifications/{b}", token=tok).status == 204
+        [removed] = s.collect(1, timeout=3)
+        assert removed.event == "removed" and removed.notification_id == b
+    # resuming from before A: A once (read), B once (removed) — latest states, in change order
+    with sse(herald, device, last_event_id=ev_a.id) as s:
+        got = s.collect(2, timeout=3)
+        assert [(e.event, e.notification_id) for e in got] == [("notification", a), ("removed", b)]
+        assert got[0].json()["read_at"]
+        assert s.drain(0.4) == [], "a resumed stream must send each row once"
