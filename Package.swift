@@ -27,11 +27,22 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .target(
             name: "HeraldCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldPolicy",
+            dependencies: ["HeraldCore", "HeraldLocalization"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldLocalization",
+            dependencies: [],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -114,6 +125,19 @@ let package = Package(
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldPolicyTests",
+            dependencies: [
+                "HeraldCore", "HeraldPolicy", "HeraldLocalization",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldLocalizationTests",
+            dependencies: ["HeraldLocalization"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
