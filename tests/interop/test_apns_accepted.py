@@ -44,10 +44,14 @@ def payload_for(push_type: str) -> dict:
 
 
 def send(w, transport, *, token=None, topic=None, payload=None, provider=None, authorization=None,
-         apns_id="new", push_type="alert", **kw):
+         apns_id="new", push_type="alert", scheme=None, capitalize=False, **kw):
     apns_id = new_apns_id() if apns_id == "new" else apns_id
+    if scheme:
+        authorization = f"{scheme} {(provider or w.p).token}"
     headers = apns_headers(provider or w.p, topic or w.env.topic, push_type=push_type, apns_id=apns_id,
                            authorization=authorization, **kw)
+    if capitalize:
+        headers = [(k.title(), v) for k, v in headers]
     body = as_body(payload if payload is not None else alert_payload("accepted", transport))
     res = curl(transport, w.env.urls, f"/3/device/{token or w.dev.device_token}", headers, body,
                ca_path=w.env.ca_path)
@@ -100,6 +104,9 @@ ACCEPTED = {
     "JWT signed by the openssl CLI (Apple's recipe)": dict(openssl=True),
     "108-char device token (54 bytes)": dict(long_token=True),
     "topic-scoped key on its topic": dict(scoped=True),
+    "JWT iat 59 minutes old": dict(jwt=dict(iat=int(time.time()) - 3540)),
+    "authorization scheme written Bearer": dict(scheme="Bearer"),
+    "capitalized header names (Apns-Topic, Authorization)": dict(capitalize=True),
 }
 
 

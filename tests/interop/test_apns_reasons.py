@@ -3,6 +3,7 @@ h2c with prior knowledge, HTTP/2 over TLS (ALPN h2) and cleartext HTTP/1.1 — s
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -61,6 +62,13 @@ def req(w, *, token: str | None = None, path: str | None = None, method: str | N
     return Req(path or f"/3/device/{token}", headers, body, method, apns_id)
 
 
+def unsigned_jwt(w) -> str:
+    from herald_support import b64url
+    header = b64url(json.dumps({"alg": "none", "kid": w.p.key_id}).encode())
+    claims = b64url(json.dumps({"iss": w.team_a, "iat": int(time.time())}).encode())
+    return f"{header}.{claims}."
+
+
 def two_h():
     return int(time.time()) - 2 * 3600
 
@@ -74,6 +82,8 @@ CASES: dict[str, tuple[Callable, int, str]] = {
     "path /": (lambda w: req(w, path="/"), 404, "BadPath"),
     "empty device token": (lambda w: req(w, path="/3/device/"), 400, "MissingDeviceToken"),
     "apns-topic twice": (lambda w: req(w, extra=[("apns-topic", w.env.topic)]), 400, "DuplicateHeaders"),
+    "apns-topic twice, names differing in case": (lambda w: req(w, extra=[("APNS-Topic", w.env.topic)]),
+                                                  400, "DuplicateHeaders"),
     "apns-id not a UUID": (lambda w: req(w, apns_id="not-a-uuid"), 400, "BadMessageId"),
     "apns-id without dashes": (lambda w: req(w, apns_id=new_apns_id().replace("-", "")), 400, "BadMessageId"),
     "no authorization": (lambda w: req(w, no_auth=True),
@@ -89,6 +99,9 @@ CASES: dict[str, tuple[Callable, int, str]] = {
         403, "UnrelatedKeyIdInToken"),
     "iat 2 h old": (lambda w: req(w, authorization="bearer " + w.p.fresh_token(iat=two_h())),
                     403, "ExpiredProviderToken"),
+    "iat 61 min old": (lambda w: req(w, authorization="bearer " + w.p.fresh_token(iat=int(time.time()) - 3660)),
+                       403, "ExpiredProviderToken"),
+    'JWT with alg "none"': (lambda w: req(w, authorization="bearer " + unsigned_jwt(w)), 403, "InvalidProviderToken"),
     "no apns-topic": (lambda w: req(w, topic=None), 400, "MissingTopic"),
     "push type banana": (lambda w: req(w, push_type="banana"), 400, "InvalidPushType"),
     "priority 7": (lambda w: req(w, priority=7), 400, "BadPriority"),
@@ -96,9 +109,13 @@ CASES: dict[str, tuple[Callable, int, str]] = {
     "background with priority 10": (
         lambda w: req(w, push_type="background", priority=10, payload={"aps": {"content-available": 1}}),
         400, "BadPriority"),
+    "background with priority 1": (
+        lambda w: req(w, push_type="background", priority=1, payload={"aps": {"content-available": 1}}),
+        400, "BadPriority"),
     "expiration abc": (lambda w: req(w, expiration="abc"), 400, "BadExpirationDate"),
     "expiration -1": (lambda w: req(w, expiration="-1"), 400, "BadExpirationDate"),
     "collapse id 65 bytes": (lambda w: req(w, collapse_id="c" * 65), 400, "BadCollapseId"),
+    "collapse id of 33 two-byte chars (66 bytes)": (lambda w: req(w, collapse_id="\u00e9" * 33), 400, "BadCollapseId"),
     "voip with bare bundle id": (lambda w: req(w, push_type="voip"), 400, "BadTopic"),
     "alert with .voip topic": (lambda w: req(w, topic=w.env.topic + ".voip"), 400, "BadTopic"),
     "unknown bundle id": (lambda w: req(w, topic="com.herald.nobody.has.this"), 400, "BadTopic"),
