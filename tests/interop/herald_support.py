@@ -146,9 +146,9 @@ class HeraldServer:
             raise SetupError(f"`herald demo --json` printed no JSON: {out.stdout[:500]!r}")
         expected = {"team_id", "key_id", "key_path", "topic", "device_token", "device_id", "user_token",
                     "admin_token", "api_url", "apns_url", "apns_tls_url", "ca_path"}
-        missing = expected - demo.keys()
-        if missing:
-            raise SetupError(f"`herald demo --json` lacks {sorted(missing)}: {demo}")
+        if demo.keys() != expected:
+            raise SetupError(f"`herald demo --json` must print exactly {sorted(expected)}; missing "
+                             f"{sorted(expected - demo.keys())}, extra {sorted(demo.keys() - expected)}")
         return demo
 
 

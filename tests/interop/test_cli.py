@@ -48,35 +48,81 @@ def test_herald_push_reports_the_apns_reason(herald):
     assert code == 1, "`herald push` exits 1 when the push is refused (its --help says so)"
 
 
-def test_herald_watch_prints_each_notification_as_it_arrives(herald, device):
-    proc = subprocess.Popen([herald_bin(), "watch", "--device", device.device_id, "--url", herald.api_url,
-                             "--token", device.user_token], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, bufsize=1)
-    lines: "queue.Queue[str]" = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+class Watch:
+    """`herald watch` as a subprocess; stdout and stderr lines are collected on threads."""
 
-    def next_line(timeout):
+    def __init__(self, herald, device, *extra):
+        self.proc = subprocess.Popen([herald_bin(), "watch", "--device", device.device_id, "--url", herald.api_url,
+                                      "--token", device.user_token, *extra], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.out: "queue.Queue[str]" = queue.Queue()
+        self.err: list[str] = []
+        threading.Thread(target=lambda: [self.out.put(l) for l in self.proc.stdout], daemon=True).start()
+        threading.Thread(target=lambda: [self.err.append(l) for l in self.proc.stderr], daemon=True).start()
+
+    def wait_connected(self, timeout=15):
+        deadline = time.monotonic() + timeout
+        while not any("watching" in l for l in self.err):
+            assert self.proc.poll() is None, f"herald watch exited {self.proc.returncode}: {self.err}"
+            assert time.monotonic() < deadline, f"herald watch did not report a connection: {self.err}"
+            time.sleep(0.05)
+        time.sleep(0.2)
+
+    def line(self, timeout):
         try:
-            return lines.get(timeout=timeout)
+            return self.out.get(timeout=timeout)
         except queue.Empty:
             return None
 
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError("herald watch did not exit on SIGTERM")
+
+
+def test_herald_watch_prints_each_notification_as_it_arrives(herald, device):
+    w = Watch(herald, device)
     try:
-        time.sleep(1.0)  # connect
-        assert proc.poll() is None, f"herald watch exited: {proc.stderr.read()}"
+        w.wait_connected()
         with H2Client(herald.apns_url) as c:
             for title in ("first-watch", "second-watch"):
                 t0 = time.monotonic()
                 st = c.push(device.device_token, herald.headers(), alert_payload(title, "watched"))
                 assert st.status == 200
-                line = next_line(3)
+                line = w.line(3)
                 assert line is not None, f"herald watch printed nothing for {title!r} within 3s"
                 assert title in line, f"watch line does not show the title: {line!r}"
                 assert time.monotonic() - t0 < 2
     finally:
-        proc.terminate()
+        w.stop()
+
+
+def test_herald_watch_without_cursor_prints_only_new_notifications(herald, device):
+    # `herald watch --help`: "--cursor: Print the changes after this cursor first (default: only new ones)."
+    with H2Client(herald.apns_url) as c:
+        assert c.push(device.device_token, herald.headers(), alert_payload("old-one", "before")).status == 200
+        w = Watch(herald, device)
         try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise AssertionError("herald watch did not exit on SIGTERM")
+            w.wait_connected()
+            assert c.push(device.device_token, herald.headers(), alert_payload("new-one", "after")).status == 200
+            line = w.line(3)
+            assert line is not None and "new-one" in line, f"first line printed: {line!r}"
+        finally:
+            w.stop()
+
+
+def test_herald_watch_with_cursor_prints_the_changes_after_it(herald, device):
+    with H2Client(herald.apns_url) as c:
+        for t in ("a-one", "b-two"):
+            assert c.push(device.device_token, herald.headers(), alert_payload(t, "x")).status == 200
+    first = herald.notifications(device, limit=1)
+    w = Watch(herald, device, "--cursor", first["cursor"])
+    try:
+        w.wait_connected()
+        line = w.line(3)
+        assert line is not None and "b-two" in line, f"first line printed: {line!r}"
+    finally:
+        w.stop()
