@@ -378,6 +378,30 @@ def curl(transport: str, urls: dict[str, str], path: str, headers: list[tuple[st
     return HTTPResult(int(code), parsed, body_out, version)
 
 
+def curl_burst(transport: str, urls: dict[str, str], path: str, headers: list[tuple[str, str]], body: bytes,
+               n: int, *, ca_path: str | None = None, timeout: float = 30) -> list[HTTPResult]:
+    """n identical POSTs from ONE curl process (one connection, back to back): for rate limits."""
+    flags = {"h2c": (["--http2-prior-knowledge"], "apns_url"), "tls": (["--http2", "--cacert", ca_path], "apns_tls_url"),
+             "http1": (["--http1.1"], "apns_url"), "tls-http1": (["--http1.1", "--cacert", ca_path], "apns_tls_url")}
+    args, key = flags[transport]
+    url = urls[key].rstrip("/") + path
+    with tempfile.TemporaryDirectory() as tmp:
+        in_file = os.path.join(tmp, "in")
+        Path(in_file).write_bytes(body)
+        cmd = ["curl", "-sS", "--noproxy", "*", "--max-time", str(timeout), *args, "-w", "%{http_code}\n"]
+        for k, v in headers:
+            cmd += ["-H", f"{k}: {v}"]
+        cmd += ["--data-binary", "@" + in_file]
+        for i in range(n):
+            cmd += ["-o", os.path.join(tmp, f"out{i}"), url]
+        out = subprocess.run(cmd, capture_output=True, timeout=timeout + 5)
+        if out.returncode != 0:
+            raise AssertionError(f"curl failed ({out.returncode}): {out.stderr.decode(errors='replace')}")
+        codes = out.stdout.decode().split()
+        return [HTTPResult(int(c), [], Path(tmp, f"out{i}").read_bytes() if Path(tmp, f"out{i}").exists() else b"")
+                for i, c in enumerate(codes)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Raw HTTP/2 (h2 library) — frame-level view of responses
 # ---------------------------------------------------------------------------------------------
