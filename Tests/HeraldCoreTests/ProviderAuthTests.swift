@@ -62,6 +62,13 @@ struct ProviderAuthTests {
         #expect(authenticate(&state, token, at: Fixture.epoch.addingTimeInterval(3601)) == "ExpiredProviderToken")
     }
 
+    @Test("a token dated more than five minutes ahead is InvalidProviderToken")
+    func futureToken() {
+        var state = ProviderAuthState()
+        #expect(authenticate(&state, "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(301))) == "InvalidProviderToken")
+        #expect(authenticate(&state, "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(60))) == nil)
+    }
+
     @Test("a new token within 20 minutes on one connection is TooManyProviderTokenUpdates")
     func refreshRate() {
         var state = ProviderAuthState()

@@ -94,6 +94,8 @@ struct PushValidatorTests {
         #expect(fixture.reason(fixture.request(body: "{not json")) == "BadPayload")
         #expect(fixture.reason(fixture.request(body: "[1,2]")) == "BadPayload")
         #expect(fixture.reason(fixture.request(body: #"{"aps":"x"}"#)) == "BadPayload")
+        #expect(fixture.reason(fixture.request(body: #"{"hello":"world"}"#)) == "BadPayload")
+        #expect(fixture.reason(fixture.request(headers: voip, body: #"{"caller":"Ann"}"#)) == nil)
     }
 }
 

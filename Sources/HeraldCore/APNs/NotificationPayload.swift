@@ -94,7 +94,8 @@ extension NotificationPayload {
 
     /// Parses a payload body: strict about its shape, lenient about numbers the way APNs is
     /// (numbers may arrive as doubles, numeric strings or booleans).
-    public init(json data: some DataProtocol) throws(PayloadError) {
+    /// - Parameter requiresAPS: refuse a payload without an `aps` dictionary.
+    public init(json data: some DataProtocol, requiresAPS: Bool = false) throws(PayloadError) {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(data))
@@ -110,6 +111,8 @@ extension NotificationPayload {
                 throw PayloadError("`aps` must be a dictionary.")
             }
             aps = try Self.parseAPS(dictionary)
+        } else if requiresAPS {
+            throw PayloadError("The payload has no `aps` dictionary.")
         }
         self.init(aps: aps, custom: object)
     }

@@ -17,6 +17,15 @@ public enum PushType: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether the payload must carry an `aps` dictionary: alerts, background updates and Live
+    /// Activities are described by it; PushKit types (VoIP, File Provider, …) may carry only custom keys.
+    public var requiresAPS: Bool {
+        switch self {
+        case .alert, .background, .liveactivity: true
+        default: false
+        }
+    }
+
     /// The largest payload APNs accepts for this push type, in bytes.
     public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
 

@@ -132,7 +132,7 @@ public enum PushValidator {
         guard request.body.count <= pushType.maximumPayloadSize else { return .failure(APNsFailure(.payloadTooLarge)) }
         let payload: NotificationPayload
         do {
-            payload = try NotificationPayload(json: request.body)
+            payload = try NotificationPayload(json: request.body, requiresAPS: pushType.requiresAPS)
         } catch {
             return .failure(APNsFailure(.badPayload))
         }

@@ -9,6 +9,9 @@ public struct ProviderAuthState: Sendable {
     public static let tokenLifetime: TimeInterval = 3600
     /// How soon after the current token a new one may be sent on the same connection.
     public static let minimumRefreshInterval: TimeInterval = 20 * 60
+    /// How far in the future an `iat` may be (clock skew) before the token is refused: a token
+    /// dated ahead would sidestep the one-hour lifetime.
+    public static let allowedClockSkew: TimeInterval = 5 * 60
 
     /// The team bound to the connection at its first accepted push.
     public private(set) var boundTeamID: String?
@@ -47,6 +50,9 @@ public struct ProviderAuthState: Sendable {
         if let boundTeamID, boundTeamID != claims.teamID { return .failure(APNsFailure(.invalidProviderToken)) }
         guard now.timeIntervalSince(claims.issuedAt) <= Self.tokenLifetime else {
             return .failure(APNsFailure(.expiredProviderToken))
+        }
+        guard claims.issuedAt.timeIntervalSince(now) <= Self.allowedClockSkew else {
+            return .failure(APNsFailure(.invalidProviderToken))
         }
         // The same claims signed again (ECDSA signatures differ each time) are the same token.
         if let currentClaims, currentClaims != claims,
