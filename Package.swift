@@ -122,6 +122,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "herald-policy-bench",
+            dependencies: ["HeraldCore", "HeraldPolicy"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
