@@ -1,0 +1,66 @@
+import Foundation
+import HeraldCore
+
+/// One line per stream event for people (`herald watch`): time, app, title — body, and the level
+/// and thread when the notification has them.
+///
+/// `14:03:07  com.example.app  Hello — World  [time-sensitive, thread chat-1]`
+public struct NotificationEventFormatter: Sendable {
+    /// The time zone the time is shown in.
+    public var timeZone: TimeZone
+
+    /// A formatter showing times in `timeZone`.
+    public init(timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
+    }
+
+    /// The line for `event`; events whose data is not a notification object are shown as they are.
+    public func line(for event: ServerSentEvent) -> String {
+        guard let notification = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)))?.objectValue else {
+            return "\(event.event): \(event.data)"
+        }
+        let time = Self.date(notification["received_at"]?.stringValue).map(clockTime) ?? "--:--:--"
+        let app = notification["bundle_id"]?.stringValue ?? notification["topic"]?.stringValue ?? "?"
+        if event.event == "removed" {
+            return "\(time)  \(app)  removed \(notification["id"]?.stringValue ?? "")"
+        }
+
+        let alert = notification["alert"]?.objectValue
+        let title = [alert?["title"]?.stringValue, alert?["subtitle"]?.stringValue]
+            .compactMap { $0.flatMap { $0.isEmpty ? nil : $0 } }
+            .joined(separator: " · ")
+        let body = alert?["body"]?.stringValue ?? ""
+        var text = [title, body].filter { !$0.isEmpty }.joined(separator: " — ")
+        if text.isEmpty {
+            text = "(\(notification["push_type"]?.stringValue ?? "no alert"))"
+        }
+
+        var details: [String] = []
+        if let level = notification["interruption_level"]?.stringValue { details.append(level) }
+        if let thread = notification["thread_id"]?.stringValue { details.append("thread \(thread)") }
+        if notification["dismissed_at"]?.stringValue != nil {
+            details.append("dismissed")
+        } else if notification["read_at"]?.stringValue != nil {
+            details.append("read")
+        }
+        let suffix = details.isEmpty ? "" : "  [\(details.joined(separator: ", "))]"
+        return "\(time)  \(app)  \(text)\(suffix)"
+    }
+
+    private func clockTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    private static func date(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
