@@ -17,14 +17,30 @@ struct SplitMix: RandomNumberGenerator {
     }
 }
 
-struct Input {
-    var notification: NotificationFacts
-    var app: App
-    var settings: AppNotificationSettings
-    var preferences: UserPreferences
-    var focus: ActiveFocus?
-    var summary: SummarySchedule
-    var device: DeviceState
+/// One decision's inputs. A final class with `let` fields so the harness passes them to
+/// `decide` borrowed, as a caller holding the state does, rather than copying seven structs
+/// (and retaining their strings and sets) per call.
+final class Input {
+    let notification: NotificationFacts
+    let app: App
+    let settings: AppNotificationSettings
+    let preferences: UserPreferences
+    let focus: ActiveFocus?
+    let summary: SummarySchedule
+    let device: DeviceState
+
+    init(
+        notification: NotificationFacts, app: App, settings: AppNotificationSettings, preferences: UserPreferences,
+        focus: ActiveFocus?, summary: SummarySchedule, device: DeviceState
+    ) {
+        self.notification = notification
+        self.app = app
+        self.settings = settings
+        self.preferences = preferences
+        self.focus = focus
+        self.summary = summary
+        self.device = device
+    }
 }
 
 let epoch = Date(timeIntervalSince1970: 1_800_000_000)
@@ -89,25 +105,33 @@ let inputs = makeInputs(count: 8192, rng: &rng)
 let clock = ContinuousClock()
 
 // Decisions per second.
-var checksum = 0
-var decisions = 0
 var dispositions: [Disposition: Int] = [:]
 for input in inputs {  // warm-up, and the mix of outcomes
     let decision = decide(input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
                           focus: input.focus, summary: input.summary, device: input.device, now: epoch)
     dispositions[decision.disposition, default: 0] += 1
 }
-let start = clock.now
-var elapsed = 0.0
-while elapsed < runSeconds {
-    for input in inputs {
-        let decision = decide(input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
-                              focus: input.focus, summary: input.summary, device: input.device, now: epoch)
-        checksum &+= decision.reasons.count &+ (decision.sound.plays ? 1 : 0) &+ decision.disposition.hashValue
+
+/// Runs `decide` over `inputs` until `duration` seconds have passed; returns (decisions, seconds, checksum).
+func measureDecisions(_ inputs: [Input], for duration: Double) -> (count: Int, seconds: Double, checksum: Int) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    var count = 0, checksum = 0, elapsed = 0.0
+    while elapsed < duration {
+        for input in inputs {
+            let decision = decide(
+                input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
+                focus: input.focus, summary: input.summary, device: input.device, now: epoch
+            )
+            checksum &+= decision.reasons.count &+ (decision.sound.plays ? 1 : 0) &+ (decision.disposition == .alerted ? 2 : 0)
+        }
+        count += inputs.count
+        elapsed = seconds(clock.now - start)
     }
-    decisions += inputs.count
-    elapsed = seconds(clock.now - start)
+    return (count, elapsed, checksum)
 }
+
+let (decisions, elapsed, checksum) = measureDecisions(inputs, for: runSeconds)
 let mix = Disposition.allCases.map { "\($0.rawValue) \(dispositions[$0, default: 0] * 100 / inputs.count)%" }.joined(separator: ", ")
 print("decide: \(decisions) decisions in \(String(format: "%.2f", elapsed)) s on one thread = \(Int(Double(decisions) / elapsed)) decisions/s")
 print("  inputs: \(inputs.count) varied scenarios (\(mix)); checksum \(checksum & 0xFFFF)")
@@ -141,11 +165,16 @@ for index in machines.indices {
 let releaseSeconds = seconds(clock.now - releaseStart)
 print("summary: released \(released) notifications for \(users) users × \(perUser) held as \(users) ranked digests in \(String(format: "%.3f", releaseSeconds)) s")
 
-var digestOnly = 0.0
-let sample = machines.isEmpty ? [] : (0..<perUser).map { _ in
-    NotificationFacts(id: "x", bundleID: bundleIDs[Int.random(in: 0..<8, using: &rng)],
-                      relevanceScore: Double.random(in: 0...1, using: &rng), receivedAt: epoch)
+// SummaryDigest.make alone: one user's 100 held notifications ranked 10,000 times.
+let sample = (0..<perUser).map { index in
+    NotificationFacts(
+        id: "s\(index)", bundleID: bundleIDs[Int.random(in: 0..<8, using: &rng)],
+        relevanceScore: Double.random(in: 0...1, using: &rng), hasMediaAttachment: index % 5 == 0,
+        receivedAt: epoch.addingTimeInterval(Double(index))
+    )
 }
+var digested = 0
 let digestStart = clock.now
-for _ in 0..<users { digestOnly += Double(SummaryDigest.make(from: sample, now: summaryAt).count) }
-print("  SummaryDigest.make alone: \(users) digests of \(perUser) in \(String(format: "%.3f", seconds(clock.now - digestStart))) s (\(Int(digestOnly)) items)")
+for _ in 0..<users { digested += SummaryDigest.make(from: sample, now: summaryAt).count }
+let digestSeconds = seconds(clock.now - digestStart)
+print("  SummaryDigest.make alone: \(users) digests of \(perUser) (\(digested) items) in \(String(format: "%.3f", digestSeconds)) s")

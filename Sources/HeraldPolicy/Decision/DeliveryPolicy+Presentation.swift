@@ -1,5 +1,15 @@
 import HeraldCore
 
+/// How a delivered notification shows: the part of a decision `present` makes.
+struct Presentation {
+    var disposition: Disposition
+    var banner: AlertStyle
+    var sound: SoundDecision
+    var badge: Bool
+    var lockScreen: Bool
+    var notificationCenter: Bool
+}
+
 /// How a delivered (not held) notification is presented: passive ones are listed silently;
 /// the others get the app's alert style, sound and badge (critical: always a banner and a sound
 /// that bypasses the ringer, at the critical volume); the foreground app's `willPresent` answer
@@ -8,7 +18,7 @@ import HeraldCore
 func present(
     _ notification: NotificationFacts, level: InterruptionLevel, settings: AppNotificationSettings,
     device: DeviceState, reasons: inout ReasonCodes
-) -> Decision {
+) -> Presentation {
     var banner = AlertStyle.none
     var sound = SoundDecision.silent
     var badge = notification.setsBadge && settings.badge.isEnabled
@@ -65,10 +75,9 @@ func present(
         }
     }
 
-    return Decision(
+    return Presentation(
         disposition: banner != .none || sound.plays ? .alerted : .listedSilently,
-        banner: banner, sound: sound, badge: badge, lockScreen: lockScreen, notificationCenter: notificationCenter,
-        effectiveLevel: level
+        banner: banner, sound: sound, badge: badge, lockScreen: lockScreen, notificationCenter: notificationCenter
     )
 }
 

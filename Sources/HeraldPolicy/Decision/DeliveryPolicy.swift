@@ -72,15 +72,16 @@ public func decide(
         )
     }
 
-    var decision = present(notification, level: level, settings: settings, device: device, reasons: &reasons)
-    if decision.disposition == .alerted,
-       announces(notification, level: level, isCommunication: isCommunication, settings: settings, preferences: preferences, device: device) {
-        decision.announce = true
-        reasons.record(.announced)
-    }
-    decision.preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
-    decision.reasons = reasons
-    return decision
+    let shown = present(notification, level: level, settings: settings, device: device, reasons: &reasons)
+    let announce = shown.disposition == .alerted
+        && announces(notification, level: level, isCommunication: isCommunication, settings: settings, preferences: preferences, device: device)
+    if announce { reasons.record(.announced) }
+    let preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
+    return Decision(
+        disposition: shown.disposition, banner: shown.banner, sound: shown.sound, badge: shown.badge,
+        lockScreen: shown.lockScreen, notificationCenter: shown.notificationCenter, announce: announce,
+        preview: preview, effectiveLevel: level, reasons: reasons
+    )
 }
 
 /// The level after the entitlement and setting checks: critical needs the critical-alerts
