@@ -1,0 +1,97 @@
+import HeraldCore
+import Synchronization
+
+/// The fan-out of committed changes to the live sessions of each device.
+///
+/// The group-commit writer calls `publish` for every committed batch, in `seq` order; the device
+/// API publishes the changes it makes (read, dismiss, remove). Publishing never waits: each session
+/// has a bounded queue, and a session that falls behind lags and catches up from the store.
+public final class LiveHub: Sendable {
+    /// The queue size each session gets unless told otherwise.
+    public static let defaultQueueCapacity = 1_000
+
+    /// The largest number of changes a session's queue holds before the session lags.
+    public let queueCapacity: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var sessions: [String: [UInt64: LiveSubscription]] = [:]
+        var nextID: UInt64 = 0
+        var isClosed = false
+    }
+
+    /// Makes a hub whose sessions each hold at most `queueCapacity` changes.
+    public init(queueCapacity: Int = LiveHub.defaultQueueCapacity) {
+        self.queueCapacity = max(1, queueCapacity)
+    }
+
+    /// Subscribes a session to a device's changes. Subscribe first, then read the backlog from the
+    /// store, so nothing committed in between is missed (the session drops duplicates by `seq`).
+    public func subscribe(deviceID: String) -> LiveSubscription {
+        let (subscription, isClosed) = state.withLock { state -> (LiveSubscription, Bool) in
+            state.nextID += 1
+            let subscription = LiveSubscription(
+                id: state.nextID, deviceID: deviceID, capacity: queueCapacity,
+                onFinish: { [weak self] in self?.remove($0) }
+            )
+            if !state.isClosed {
+                state.sessions[deviceID, default: [:]][subscription.id] = subscription
+            }
+            return (subscription, state.isClosed)
+        }
+        if isClosed { subscription.finish() }
+        return subscription
+    }
+
+    /// Hands committed changes to the sessions of their devices. Synchronous and never blocks.
+    public func publish(_ changes: [StoredNotification]) {
+        guard !changes.isEmpty else { return }
+        var byDevice: [String: [StoredNotification]] = [:]
+        for change in changes {
+            byDevice[change.deviceID, default: []].append(change)
+        }
+        let deliveries = state.withLock { state -> [(LiveSubscription, [StoredNotification])] in
+            var deliveries: [(LiveSubscription, [StoredNotification])] = []
+            for (deviceID, rows) in byDevice {
+                guard let sessions = state.sessions[deviceID] else { continue }
+                for subscription in sessions.values {
+                    deliveries.append((subscription, rows))
+                }
+            }
+            return deliveries
+        }
+        for (subscription, rows) in deliveries {
+            subscription.enqueue(rows)
+        }
+    }
+
+    /// Whether a session of the device is connected now (`apns-expiration: 0` needs one).
+    public func hasSession(deviceID: String) -> Bool {
+        state.withLock { !($0.sessions[deviceID]?.isEmpty ?? true) }
+    }
+
+    /// The number of connected sessions, over every device.
+    public var sessionCount: Int {
+        state.withLock { $0.sessions.values.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Ends every session and refuses new ones (server shutdown).
+    public func close() {
+        let subscriptions = state.withLock { state -> [LiveSubscription] in
+            state.isClosed = true
+            return state.sessions.values.flatMap(\.values)
+        }
+        for subscription in subscriptions {
+            subscription.finish()
+        }
+    }
+
+    private func remove(_ subscription: LiveSubscription) {
+        state.withLock { state in
+            state.sessions[subscription.deviceID]?[subscription.id] = nil
+            if state.sessions[subscription.deviceID]?.isEmpty == true {
+                state.sessions[subscription.deviceID] = nil
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import HeraldCore
+import Synchronization
+
+/// What a live session learns from the hub.
+public enum LiveEvent: Hashable, Sendable {
+    /// Changes committed for the session's device, in `seq` order.
+    case changes([StoredNotification])
+    /// The session's queue overflowed and was dropped: the session must read the store from its
+    /// cursor (or from just before `oldestDropped`, when that is lower) before going live again.
+    case lagged(oldestDropped: Int64)
+    /// Time to tell the client the connection is alive (requested with `requestHeartbeat()`).
+    case heartbeat
+}
+
+/// One live session's subscription to a device's changes: a bounded queue that the hub fills
+/// without ever waiting, and that one consumer drains with `next()`.
+///
+/// When a publish would overflow the queue, the queue is dropped and the subscription is marked
+/// lagging: the consumer gets `.lagged` and catches up from the store, so a slow session costs
+/// neither memory nor the time of other sessions.
+public final class LiveSubscription: Sendable {
+    /// The device whose changes this subscription receives.
+    public let deviceID: String
+    /// The largest number of changes the queue holds before the subscription lags.
+    public let capacity: Int
+    let id: UInt64
+    private let state: Mutex<State>
+    private let onFinish: @Sendable (LiveSubscription) -> Void
+
+    init(id: UInt64, deviceID: String, capacity: Int, onFinish: @escaping @Sendable (LiveSubscription) -> Void) {
+        self.id = id
+        self.deviceID = deviceID
+        self.capacity = max(1, capacity)
+        self.state = Mutex(State())
+        self.onFinish = onFinish
+    }
+
+    private struct State {
+        var queue: [StoredNotification] = []
+        var oldestDropped: Int64?
+        var isHeartbeatDue = false
+        var isFinished = false
+        var waiter: CheckedContinuation<LiveEvent?, Never>?
+
+        /// The next event to hand out, if one is ready.
+        mutating func takeEvent() -> LiveEvent? {
+            if !queue.isEmpty {
+                defer { queue = [] }
+                return .changes(queue)
+            }
+            if let oldest = oldestDropped {
+                oldestDropped = nil
+                return .lagged(oldestDropped: oldest)
+            }
+            if isHeartbeatDue {
+                isHeartbeatDue = false
+                return .heartbeat
+            }
+            return nil
+        }
+
+        /// The waiting consumer and what to give it, once there is something.
+        mutating func wakeUp() -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? {
+            guard let waiter else { return nil }
+            if let event = takeEvent() {
+                self.waiter = nil
+                return (waiter, event)
+            }
+            if isFinished {
+                self.waiter = nil
+                return (waiter, nil)
+            }
+            return nil
+        }
+    }
+
+    /// The number of changes waiting in the queue.
+    public var queuedCount: Int {
+        state.withLock { $0.queue.count }
+    }
+
+    /// Whether the subscription dropped its queue and waits for its consumer to catch up.
+    public var isLagging: Bool {
+        state.withLock { $0.oldestDropped != nil }
+    }
+
+    /// The next event; nil once the subscription is finished. One consumer at a time.
+    public func next() async -> LiveEvent? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LiveEvent?, Never>) in
+                let ready: LiveEvent?? = state.withLock { state in
+                    if let event = state.takeEvent() { return .some(event) }
+                    if state.isFinished || Task.isCancelled { return .some(nil) }
+                    precondition(state.waiter == nil, "A live subscription has one consumer")
+                    state.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            finish()
+        }
+    }
+
+    /// Adds changes of this subscription's device; called by the hub, never waits.
+    func enqueue(_ changes: [StoredNotification]) {
+        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+            guard !state.isFinished, let first = changes.first else { return nil }
+            if let oldest = state.oldestDropped {
+                state.oldestDropped = min(oldest, first.seq)
+            } else if state.queue.count + changes.count > capacity {
+                let oldest = min(state.queue.first?.seq ?? first.seq, first.seq)
+                state.queue = []
+                state.oldestDropped = oldest
+            } else {
+                state.queue.append(contentsOf: changes)
+            }
+            return state.wakeUp()
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+    }
+
+    /// Asks the consumer to send a heartbeat when it is next idle.
+    public func requestHeartbeat() {
+        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+            guard !state.isFinished else { return nil }
+            state.isHeartbeatDue = true
+            return state.wakeUp()
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+    }
+
+    /// Ends the subscription: the hub forgets it, and `next()` returns what is queued, then nil.
+    public func finish() {
+        let (wake, wasFinished) = state.withLock { state -> ((CheckedContinuation<LiveEvent?, Never>, LiveEvent?)?, Bool) in
+            let wasFinished = state.isFinished
+            state.isFinished = true
+            return (state.wakeUp(), wasFinished)
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        if !wasFinished { onFinish(self) }
+    }
+}
