@@ -1,0 +1,39 @@
+import Foundation
+import HeraldStore
+import Logging
+
+/// Everything the JSON API needs, handed in by the server.
+public struct APIDependencies: Sendable {
+    /// The store of the registry and the notification lists.
+    public var store: any HeraldStore
+    /// The validated admin operations (they also update the APNs endpoint's registry cache).
+    public var registry: RegistryService
+    /// The fan-out of committed changes to live sessions.
+    public var hub: LiveHub
+    /// The admin bearer token.
+    public var adminToken: String
+    /// The clock.
+    public var now: @Sendable () -> Date
+    /// The logger requests log to (never tokens or payloads).
+    public var logger: Logger
+    /// How often an idle SSE stream sends a comment to keep proxies and clients from timing out.
+    public var heartbeatInterval: Duration
+
+    public init(
+        store: any HeraldStore,
+        registry: RegistryService,
+        hub: LiveHub,
+        adminToken: String,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "herald.api"),
+        heartbeatInterval: Duration = .seconds(15)
+    ) {
+        self.store = store
+        self.registry = registry
+        self.hub = hub
+        self.adminToken = adminToken
+        self.now = now
+        self.logger = logger
+        self.heartbeatInterval = heartbeatInterval
+    }
+}
