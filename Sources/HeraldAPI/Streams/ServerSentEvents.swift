@@ -1,0 +1,75 @@
+import HeraldCore
+import Logging
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /v1/devices/{device_id}/stream` as Server-Sent Events: `id: <cursor>`, `event:
+/// notification|removed`, `data: <one-line JSON>`, a comment line as heartbeat when idle.
+struct ServerSentEvents: Sendable {
+    let dependencies: APIDependencies
+    let authenticator: Authenticator
+
+    var routes: [APIRoute] {
+        [APIRoute(.get, "/v1/devices/{device_id}/stream", stream)]
+    }
+
+    @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
+        let cursor = try StreamCursor.resume(headers: request.headers, uri: request.uri)
+        let dependencies = self.dependencies
+        var logger = context.logger
+        logger[metadataKey: "device.id"] = .string(device.deviceID)
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8",
+            .cacheControl: "no-cache",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
+            // Subscribe before the feed reads the backlog, so nothing committed in between is missed.
+            let subscription = dependencies.hub.subscribe(deviceID: device.deviceID)
+            defer { subscription.finish() }
+            let feed = LiveFeed(
+                subscription: subscription, after: cursor, store: dependencies.store,
+                now: dependencies.now, logger: logger
+            )
+            try await writer.write(ByteBuffer(string: ": connected\n\n"))
+            try await withTaskCancellationOrGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: dependencies.heartbeatInterval)
+                            subscription.requestHeartbeat()
+                        }
+                    }
+                    for try await output in feed {
+                        try await writer.write(Self.encode(output))
+                    }
+                    group.cancelAll()
+                }
+            } onCancelOrGracefulShutdown: {
+                subscription.finish()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The bytes of one feed output: a block of events, or a heartbeat comment.
+    static func encode(_ output: LiveFeedOutput) throws -> ByteBuffer {
+        switch output {
+        case .heartbeat:
+            return ByteBuffer(string: ": heartbeat\n\n")
+        case .changes(let changes):
+            var buffer = ByteBuffer()
+            for change in changes {
+                let json = try JSONBody.encode(NotificationJSON(change.notification))
+                buffer.writeString("id: \(change.cursor)\nevent: \(change.isRemoval ? "removed" : "notification")\ndata: ")
+                buffer.writeBytes(json)
+                buffer.writeString("\n\n")
+            }
+            return buffer
+        }
+    }
+}

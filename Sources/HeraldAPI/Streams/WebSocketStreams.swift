@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /v1/devices/{device_id}/stream` with `Upgrade: websocket`: the stream's events as text
+/// messages `{"type":"notification"|"removed","cursor":…,"notification":{…}}`.
+///
+/// The upgrade is decided before the router sees the request (HTTP/1 upgrade happens on the
+/// connection), so this checks the path and the user token itself; a request it refuses gets the
+/// same JSON error as the route would give. Requests without `Upgrade: websocket` go to the router (SSE).
+struct WebSocketStreams: Sendable {
+    typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    let dependencies: APIDependencies
+    let authenticator: Authenticator
+
+    static let endpoint = APIEndpoint(method: .get, path: "/v1/devices/{device_id}/stream")
+
+    /// Whether to upgrade a request, and the session to run when it does. A refused request gets
+    /// the JSON error the SSE route would give (401, 404 `device_not_found`, 400 for a bad cursor).
+    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel, logger: Logger) async -> ShouldUpgradeResult<Handler> {
+        do {
+            return .upgrade([:], try await session(for: head))
+        } catch {
+            let refusal = error as? APIError ?? .internalError
+            if refusal == .internalError {
+                logger.error("WebSocket upgrade failed", metadata: ["error.type": .string(String(describing: type(of: error)))])
+            }
+            await UpgradeRefusal.install(refusal, on: channel, logger: logger)
+            return .dontUpgrade
+        }
+    }
+
+    /// The session of an upgrade request, once its path, token and cursor check out.
+    func session(for head: HTTPRequest) async throws -> Handler {
+        let uri = URI(head.path ?? "/")
+        guard let deviceID = Self.deviceID(inStreamPath: uri.path) else {
+            throw APIError.notFound("not_found", "WebSocket streams are at /v1/devices/{device_id}/stream.")
+        }
+        guard head.method == .get else {
+            throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "A WebSocket upgrade is a GET.")
+        }
+        let token = try Authenticator.deviceToken(headers: head.headerFields, uri: uri)
+        let device = try await authenticator.requireDevice(deviceID, token: token)
+        let cursor = try StreamCursor.resume(headers: head.headerFields, uri: uri)
+        return { [dependencies] inbound, outbound, context in
+            var logger = context.logger
+            logger[metadataKey: "device.id"] = .string(device.deviceID)
+            try await Self.run(
+                deviceID: device.deviceID, after: cursor, inbound: inbound, outbound: outbound,
+                dependencies: dependencies, logger: logger
+            )
+        }
+    }
+
+    /// The device id of a stream path; nil for any other path.
+    static func deviceID(inStreamPath path: String) -> String? {
+        guard endpoint.matches(path: path) else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        return String(segments[3])
+    }
+
+    /// One WebSocket session: the feed written as text messages until the client closes, the
+    /// connection fails or the server shuts down.
+    static func run(
+        deviceID: String, after cursor: Int64, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
+        dependencies: APIDependencies, logger: Logger
+    ) async throws {
+        // Subscribe before the feed reads the backlog, so nothing committed in between is missed.
+        let subscription = dependencies.hub.subscribe(deviceID: deviceID)
+        defer { subscription.finish() }
+        let feed = LiveFeed(
+            subscription: subscription, after: cursor, store: dependencies.store, now: dependencies.now, logger: logger
+        )
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Read until the client closes; the library answers pings and the close handshake.
+                    defer { subscription.finish() }
+                    for try await _ in inbound {}
+                }
+                for try await output in feed {
+                    guard case .changes(let changes) = output else { continue }
+                    for change in changes {
+                        try await outbound.writeTextMessage(try message(change))
+                    }
+                }
+                group.cancelAll()
+            }
+        } onCancelOrGracefulShutdown: {
+            subscription.finish()
+        }
+    }
+
+    /// A change as a WebSocket text message.
+    static func message(_ change: LiveChange) throws -> String {
+        let message = StreamMessageJSON(
+            type: change.isRemoval ? "removed" : "notification",
+            cursor: String(change.cursor),
+            notification: NotificationJSON(change.notification)
+        )
+        return String(decoding: try JSONBody.encode(message), as: UTF8.self)
+    }
+}
