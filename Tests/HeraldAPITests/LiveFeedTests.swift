@@ -1,0 +1,122 @@
+import Foundation
+import HeraldAPI
+import HeraldCore
+import Logging
+import Testing
+
+@Suite("LiveFeed")
+struct LiveFeedTests {
+    /// Reads the feed until it has `count` changes (heartbeats skipped).
+    static func collect(_ iterator: inout LiveFeed.Iterator, count: Int) async throws -> [LiveChange] {
+        var changes: [LiveChange] = []
+        while changes.count < count, let output = try await iterator.next() {
+            if case .changes(let batch) = output { changes += batch }
+        }
+        return changes
+    }
+
+    func makeFeed(_ harness: TestHarness, deviceID: String, after cursor: Int64 = 0, pageSize: Int = 200) -> LiveFeed {
+        LiveFeed(
+            subscription: harness.hub.subscribe(deviceID: deviceID), after: cursor, store: harness.store,
+            now: harness.clock.now, logger: Logger(label: "test"), pageSize: pageSize
+        )
+    }
+
+    @Test("the backlog comes first, then live changes, each once and in order")
+    func backlogThenLive() async throws {
+        let harness = TestHarness()
+        let (_, device) = try await harness.makeDevice()
+        for _ in 0..<5 { try await harness.push(device.deviceID) }
+        let feed = makeFeed(harness, deviceID: device.deviceID, pageSize: 2)
+        // Published after subscribing but before the backlog read: seen in both, sent once.
+        for _ in 0..<3 { try await harness.push(device.deviceID) }
+        var iterator = feed.makeAsyncIterator()
+        let first = try await Self.collect(&iterator, count: 8)
+        try await harness.push(device.deviceID)
+        let second = try await Self.collect(&iterator, count: 1)
+        let cursors = (first + second).map(\.cursor)
+        #expect(cursors == Array(1...9))
+        #expect((first + second).map(\.notification.seq) == Array(1...9))
+    }
+
+    @Test("a feed resumes after its cursor")
+    func resumesAfterCursor() async throws {
+        let harness = TestHarness()
+        let (_, device) = try await harness.makeDevice()
+        for _ in 0..<5 { try await harness.push(device.deviceID) }
+        var iterator = makeFeed(harness, deviceID: device.deviceID, after: 3).makeAsyncIterator()
+        let changes = try await Self.collect(&iterator, count: 2)
+        #expect(changes.map(\.cursor) == [4, 5])
+    }
+
+    @Test("a session that lagged catches up from the store without gaps or duplicates")
+    func lagCatchesUpFromStore() async throws {
+        let harness = TestHarness(queueCapacity: 4)
+        let (_, device) = try await harness.makeDevice()
+        let feed = makeFeed(harness, deviceID: device.deviceID, pageSize: 3)
+        var iterator = feed.makeAsyncIterator()
+        try await harness.push(device.deviceID)
+        #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [1])
+        // 50 changes while the session doesn't read: its queue (4) overflows.
+        for _ in 0..<50 { try await harness.push(device.deviceID) }
+        #expect(feed.subscription.isLagging)
+        let rest = try await Self.collect(&iterator, count: 50)
+        #expect(rest.map(\.cursor) == Array(2...51))
+        try await harness.push(device.deviceID)
+        #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [52])
+    }
+
+    @Test("a change published late, below the cursor, is still sent, labelled with the cursor")
+    func latePublishedChangeIsNotLost() async throws {
+        let harness = TestHarness()
+        let (_, device) = try await harness.makeDevice()
+        let first = try await harness.push(device.deviceID)[0]
+        let feed = makeFeed(harness, deviceID: device.deviceID)
+        var iterator = feed.makeAsyncIterator()
+        #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [1])
+        // A read (seq 2) commits before a push (seq 3), but the push is published first.
+        let read = try #require(try await harness.store.markRead(deviceID: device.deviceID, id: first.id, at: harness.clock.now()))
+        let pushed = try await harness.store.insert([StoredNotification(
+            seq: 0, id: "late", deviceID: device.deviceID, bundleID: TestHarness.bundleID, topic: TestHarness.bundleID,
+            pushType: .alert, priority: 10, collapseID: nil, expiration: nil, payload: "{}", receivedAt: harness.clock.now()
+        )])
+        harness.hub.publish(pushed)
+        harness.hub.publish([read])
+        let changes = try await Self.collect(&iterator, count: 2)
+        #expect(changes.map(\.notification.seq) == [3, 2])
+        #expect(changes.map(\.cursor) == [3, 3])
+        #expect(changes[1].notification.readAt != nil)
+    }
+
+    @Test("rows no session had received are marked delivered once sent")
+    func marksDelivered() async throws {
+        let harness = TestHarness()
+        let (_, device) = try await harness.makeDevice()
+        try await harness.push(device.deviceID)
+        try await harness.push(device.deviceID, delivered: true)
+        var iterator = makeFeed(harness, deviceID: device.deviceID).makeAsyncIterator()
+        _ = try await Self.collect(&iterator, count: 2)
+        #expect(await harness.store.deliveryMarks.isEmpty)
+        // Asking for the next output means the previous one was written.
+        let next = Task { [iterator] in
+            var iterator = iterator
+            return try await iterator.next()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await harness.store.deliveryMarks == [2])
+        harness.hub.close()
+        _ = try await next.value
+    }
+
+    @Test("live rows: expiration 0 reaches connected sessions, an expired one doesn't")
+    func liveExpiration() async throws {
+        let harness = TestHarness()
+        let (_, device) = try await harness.makeDevice()
+        var iterator = makeFeed(harness, deviceID: device.deviceID).makeAsyncIterator()
+        let past = Int64(harness.clock.now().timeIntervalSince1970) - 10
+        try await harness.push(device.deviceID, id: "expired", expiration: past)
+        try await harness.push(device.deviceID, id: "now-only", expiration: 0)
+        let changes = try await Self.collect(&iterator, count: 1)
+        #expect(changes.map(\.notification.id) == ["now-only"])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HeraldAPI
+import HeraldCore
+import Testing
+
+/// A change row of a device, for hub tests that don't need a store.
+func change(_ seq: Int64, device: String = "d1") -> StoredNotification {
+    StoredNotification(
+        seq: seq, id: "n\(seq)", deviceID: device, bundleID: "com.example.app", topic: "com.example.app",
+        pushType: .alert, priority: 10, collapseID: nil, expiration: nil, payload: "{}",
+        receivedAt: Date(timeIntervalSince1970: 0)
+    )
+}
+
+@Suite("LiveHub")
+struct LiveHubTests {
+    @Test("publish reaches the sessions of the change's device only")
+    func publishRoutesByDevice() async {
+        let hub = LiveHub()
+        let first = hub.subscribe(deviceID: "d1")
+        let other = hub.subscribe(deviceID: "d2")
+        hub.publish([change(1, device: "d1"), change(2, device: "d2"), change(3, device: "d1")])
+
+        #expect(await first.next() == .changes([change(1), change(3)]))
+        #expect(await other.next() == .changes([change(2, device: "d2")]))
+    }
+
+    @Test("hasSession follows subscribing and finishing")
+    func hasSessionFollowsSubscriptions() {
+        let hub = LiveHub()
+        #expect(!hub.hasSession(deviceID: "d1"))
+        let subscription = hub.subscribe(deviceID: "d1")
+        #expect(hub.hasSession(deviceID: "d1"))
+        #expect(hub.sessionCount == 1)
+        subscription.finish()
+        #expect(!hub.hasSession(deviceID: "d1"))
+        #expect(hub.sessionCount == 0)
+    }
+
+    @Test("a session that doesn't read lags with a bounded queue instead of growing")
+    func slowSessionQueueStaysBounded() async {
+        let hub = LiveHub(queueCapacity: 100)
+        let slow = hub.subscribe(deviceID: "d1")
+        for seq in 1...5_000 {
+            hub.publish([change(Int64(seq))])
+            #expect(slow.queuedCount <= 100)
+        }
+        #expect(slow.isLagging)
+        #expect(slow.queuedCount == 0)
+        // It learns where it fell behind, then gets what came after it caught up.
+        #expect(await slow.next() == .lagged(oldestDropped: 1))
+        hub.publish([change(5_001)])
+        #expect(await slow.next() == .changes([change(5_001)]))
+    }
+
+    @Test("a slow session doesn't hold back a fast one on the same device")
+    func slowSessionDoesNotBlockOthers() async {
+        let hub = LiveHub(queueCapacity: 50)
+        let slow = hub.subscribe(deviceID: "d1")
+        let fast = hub.subscribe(deviceID: "d1")
+        var received: [Int64] = []
+        // The fast session reads after every 40 changes; the slow one never reads.
+        for round in 0..<250 {
+            let base = Int64(round * 40)
+            for seq in (base + 1)...(base + 40) {
+                hub.publish([change(seq)])
+            }
+            if case .changes(let rows) = await fast.next() { received += rows.map(\.seq) }
+        }
+        #expect(received == Array(1...10_000))
+        #expect(!fast.isLagging)
+        #expect(slow.isLagging)
+        #expect(slow.queuedCount <= 50)
+    }
+
+    @Test("a heartbeat request wakes an idle session")
+    func heartbeatWakesIdleSession() async {
+        let hub = LiveHub()
+        let subscription = hub.subscribe(deviceID: "d1")
+        let waiting = Task { await subscription.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        subscription.requestHeartbeat()
+        #expect(await waiting.value == .heartbeat)
+    }
+
+    @Test("closing the hub ends every session and refuses new ones")
+    func closeEndsSessions() async {
+        let hub = LiveHub()
+        let subscription = hub.subscribe(deviceID: "d1")
+        let waiting = Task { await subscription.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        hub.close()
+        #expect(await waiting.value == nil)
+        let late = hub.subscribe(deviceID: "d1")
+        #expect(await late.next() == nil)
+        #expect(!hub.hasSession(deviceID: "d1"))
+    }
+
+    @Test("cancelling a waiting session ends it")
+    func cancellationEndsWaitingSession() async {
+        let hub = LiveHub()
+        let subscription = hub.subscribe(deviceID: "d1")
+        let waiting = Task { await subscription.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        #expect(!hub.hasSession(deviceID: "d1"))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import HeraldAPI
+import HeraldCore
+import HeraldStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+
+/// A clock that moves only when a test moves it.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000.250))
+
+    var now: @Sendable () -> Date { { [self] in self.date.withLock { $0 } } }
+
+    func advance(by seconds: TimeInterval) {
+        date.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// The API wired to an in-memory store, with a temporary data directory.
+struct TestHarness {
+    static let adminToken = "test-admin-token"
+    static let teamID = "TEAM123456"
+    static let bundleID = "com.example.app"
+
+    let store = InMemoryStore()
+    let cache = RegistryCache()
+    let clock = TestClock()
+    let hub: LiveHub
+    let registry: RegistryService
+    let dataDirectory: URL
+    let dependencies: APIDependencies
+
+    init(queueCapacity: Int = LiveHub.defaultQueueCapacity, heartbeatInterval: Duration = .seconds(15)) {
+        dataDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("herald-api-tests-\(UUID().uuidString)", isDirectory: true)
+        hub = LiveHub(queueCapacity: queueCapacity)
+        registry = RegistryService(store: store, cache: cache, dataDirectory: dataDirectory, now: clock.now)
+        var logger = Logger(label: "herald.api.tests")
+        logger.logLevel = .critical
+        dependencies = APIDependencies(
+            store: store, registry: registry, hub: hub, adminToken: Self.adminToken,
+            now: clock.now, logger: logger, heartbeatInterval: heartbeatInterval
+        )
+    }
+
+    func makeApplication() -> APIApplication {
+        makeAPIApplication(dependencies, host: "127.0.0.1", port: 0)
+    }
+
+    /// A team with an app, and a user with one device.
+    func makeDevice(userName: String = "Alice", makeApp: Bool = true) async throws -> (token: String, device: Device) {
+        if makeApp {
+            if try await store.teams().isEmpty {
+                _ = try await registry.createTeam(id: Self.teamID, name: "Example")
+            }
+            if try await !store.apps().contains(where: { $0.bundleID == Self.bundleID }) {
+                _ = try await registry.createApp(bundleID: Self.bundleID, teamID: Self.teamID)
+            }
+        }
+        let user = try await registry.createUser(name: userName)
+        let device = try await registry.createDevice(userID: user.user.userID, name: "\(userName)'s phone")
+        return (user.token, device)
+    }
+
+    /// Commits notifications for a device and publishes them, as the push pipeline does.
+    @discardableResult
+    func push(
+        _ deviceID: String, id: String = UUID().uuidString.lowercased(), body: String = "Hello",
+        collapseID: String? = nil, expiration: Int64? = nil, delivered: Bool = false
+    ) async throws -> [StoredNotification] {
+        let payload = #"{"aps":{"alert":{"title":"Greeting","body":"\#(body)"},"badge":3,"sound":"default","thread-id":"t1","interruption-level":"time-sensitive","relevance-score":0.5},"custom":{"k":[1,2]}}"#
+        let row = StoredNotification(
+            seq: 0, id: id, deviceID: deviceID, bundleID: Self.bundleID, topic: Self.bundleID, pushType: .alert,
+            priority: 10, collapseID: collapseID, expiration: expiration, payload: payload,
+            receivedAt: clock.now(), deliveredAt: delivered ? clock.now() : nil
+        )
+        let changes = try await store.insert([row])
+        hub.publish(changes)
+        return changes
+    }
+}
+
+// MARK: Requests and JSON
+
+func bearer(_ token: String) -> HTTPFields {
+    [.authorization: "Bearer \(token)"]
+}
+
+func jsonBody(_ string: String) -> ByteBuffer {
+    ByteBuffer(string: string)
+}
+
+extension TestResponse {
+    /// The body as JSON (`.null` when it is not JSON).
+    var json: JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))) ?? .null
+    }
+
+    /// `error.code` of a JSON error body.
+    var errorCode: String? { json["error"]?["code"]?.stringValue }
+
+    var text: String { String(buffer: body) }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+
+    subscript(index: Int) -> JSONValue? {
+        if case .array(let items) = self, items.indices.contains(index) { return items[index] }
+        return nil
+    }
+
+    var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    var isNull: Bool { self == .null }
+}
