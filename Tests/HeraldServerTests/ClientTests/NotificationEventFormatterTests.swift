@@ -1,0 +1,39 @@
+import Foundation
+import HeraldClient
+import Testing
+
+extension ClientTests {
+    @Suite("herald watch's line per notification")
+    struct NotificationEventFormatterTests {
+        private let formatter = NotificationEventFormatter(timeZone: TimeZone(identifier: "UTC")!)
+
+        @Test func aNotificationShowsTimeAppTitleBodyLevelAndThread() {
+            let event = ServerSentEvent(id: "7", event: "notification", data: """
+                {"id":"a","bundle_id":"com.example.app","received_at":"2026-11-21T14:03:07.123Z",
+                 "alert":{"title":"Hello","subtitle":null,"body":"World"},
+                 "interruption_level":"time-sensitive","thread_id":"chat-1","read_at":null,"dismissed_at":null}
+                """)
+            #expect(formatter.line(for: event) == "14:03:07  com.example.app  Hello — World  [time-sensitive, thread chat-1]")
+        }
+
+        @Test func aBackgroundPushAndARemovalAreNamed() {
+            let background = ServerSentEvent(id: "8", event: "notification", data: """
+                {"id":"b","bundle_id":"com.example.app","received_at":"2026-11-21T14:03:08.000Z","alert":null,"push_type":"background"}
+                """)
+            #expect(formatter.line(for: background) == "14:03:08  com.example.app  (background)")
+
+            let removed = ServerSentEvent(id: "9", event: "removed", data: """
+                {"id":"b","bundle_id":"com.example.app","received_at":"2026-11-21T14:03:08.000Z"}
+                """)
+            #expect(formatter.line(for: removed) == "14:03:08  com.example.app  removed b")
+        }
+
+        @Test func aReadNotificationSaysSo() {
+            let event = ServerSentEvent(id: "10", event: "notification", data: """
+                {"bundle_id":"com.example.app","received_at":"2026-11-21T14:03:07.123Z","alert":{"body":"Hi"},
+                 "read_at":"2026-11-21T14:04:00.000Z","dismissed_at":null}
+                """)
+            #expect(formatter.line(for: event) == "14:03:07  com.example.app  Hi  [read]")
+        }
+    }
+}
