@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -22,9 +23,9 @@ struct AdminRoutesTests {
         (.delete, "/v1/admin/tokens/abcd"),
     ]
 
-    @Test("every admin route answers 401 without the admin token, with a wrong one, or with a user's")
-    func adminRoutesNeedTheAdminToken() async throws {
-        let harness = TestHarness()
+    @Test("every admin route answers 401 without the admin token, with a wrong one, or with a user's", arguments: StoreKind.allCases)
+    func adminRoutesNeedTheAdminToken(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (userToken, _) = try await harness.makeDevice()
         try await harness.makeApplication().test(.router) { client in
             for (method, uri) in Self.adminRoutes {
@@ -38,9 +39,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("teams: create, list, conflict and validation")
-    func teams() async throws {
-        let harness = TestHarness()
+    @Test("teams: create, list, conflict and validation", arguments: StoreKind.allCases)
+    func teams(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         try await harness.makeApplication().test(.router) { client in
             let created = try await admin(client, .post, "/v1/admin/teams", #"{"team_id":"ABCDE12345","name":"Example"}"#)
             #expect(created.status == .created)
@@ -77,9 +78,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("keys: Herald generates a P-256 key, writes AuthKey_<KEYID>.p8 (0600) and returns it once")
-    func generatedKey() async throws {
-        let harness = TestHarness()
+    @Test("keys: Herald generates a P-256 key, writes AuthKey_<KEYID>.p8 (0600) and returns it once", arguments: StoreKind.allCases)
+    func generatedKey(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         _ = try await harness.registry.createTeam(id: TestHarness.teamID)
         try await harness.makeApplication().test(.router) { client in
             let response = try await admin(client, .post, "/v1/admin/keys", #"{"team_id":"TEAM123456"}"#)
@@ -102,9 +103,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("keys: a given public key, topics, conflicts and validation")
-    func registeredKey() async throws {
-        let harness = TestHarness()
+    @Test("keys: a given public key, topics, conflicts and validation", arguments: StoreKind.allCases)
+    func registeredKey(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         _ = try await harness.registry.createTeam(id: TestHarness.teamID)
         let publicPEM = P256.Signing.PrivateKey().publicKey.pemRepresentation
         let pemJSON = String(decoding: try JSONEncoder().encode(publicPEM), as: UTF8.self)
@@ -132,9 +133,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("apps: create with entitlements, conflict, unknown team, bad bundle id")
-    func apps() async throws {
-        let harness = TestHarness()
+    @Test("apps: create with entitlements, conflict, unknown team, bad bundle id", arguments: StoreKind.allCases)
+    func apps(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         _ = try await harness.registry.createTeam(id: TestHarness.teamID)
         try await harness.makeApplication().test(.router) { client in
             let body = #"{"bundle_id":"com.example.chat","team_id":"TEAM123456","name":"Chat","entitlements":{"time_sensitive":true,"communication":true}}"#
@@ -158,9 +159,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("users and devices: the token is returned once and only its digest is stored")
-    func usersAndDevices() async throws {
-        let harness = TestHarness()
+    @Test("users and devices: the token is returned once and only its digest is stored", arguments: StoreKind.allCases)
+    func usersAndDevices(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         try await harness.makeApplication().test(.router) { client in
             let user = try await admin(client, .post, "/v1/admin/users", #"{"name":"Alice"}"#)
             #expect(user.status == .created)
@@ -181,9 +182,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("device tokens: generated or given (stored lowercase), replaced per app, unregistered")
-    func deviceTokens() async throws {
-        let harness = TestHarness()
+    @Test("device tokens: generated or given (stored lowercase), replaced per app, unregistered", arguments: StoreKind.allCases)
+    func deviceTokens(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         let id = device.deviceID
         try await harness.makeApplication().test(.router) { client in
@@ -223,7 +224,7 @@ struct AdminRoutesTests {
 
     @Test("wrong method 405 with Allow, unknown path 404, large body 413, store failure opaque 500")
     func protocolErrors() async throws {
-        let harness = TestHarness()
+        let harness = try TestHarness()
         try await harness.makeApplication().test(.router) { client in
             let wrongMethod = try await admin(client, .put, "/v1/admin/teams", "{}")
             #expect(wrongMethod.status == .methodNotAllowed)
@@ -238,7 +239,7 @@ struct AdminRoutesTests {
             #expect(large.status == .contentTooLarge)
             #expect(large.errorCode == "payload_too_large")
 
-            await harness.store.failEveryCall()
+            await harness.memory?.failEveryCall()
             let failed = try await admin(client, .get, "/v1/admin/teams")
             #expect(failed.status == .internalServerError)
             #expect(failed.json == .object(["error": .object([

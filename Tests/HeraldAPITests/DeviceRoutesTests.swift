@@ -5,12 +5,13 @@ import HeraldCore
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import HeraldStore
 
 @Suite("Device routes")
 struct DeviceRoutesTests {
-    @Test("device routes need the owner's token, in the header or ?access_token=")
-    func userTokenAuthentication() async throws {
-        let harness = TestHarness()
+    @Test("device routes need the owner's token, in the header or ?access_token=", arguments: StoreKind.allCases)
+    func userTokenAuthentication(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         let uri = "/v1/devices/\(device.deviceID)/notifications"
         try await harness.makeApplication().test(.router) { client in
@@ -24,9 +25,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("another user's device answers exactly like a device that does not exist")
-    func otherUsersDeviceIsNotFound() async throws {
-        let harness = TestHarness()
+    @Test("another user's device answers exactly like a device that does not exist", arguments: StoreKind.allCases)
+    func otherUsersDeviceIsNotFound(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, alicesDevice) = try await harness.makeDevice(userName: "Alice")
         let (bobsToken, _) = try await harness.makeDevice(userName: "Bob", makeApp: false)
         try await harness.push(alicesDevice.deviceID, id: "n1")
@@ -49,9 +50,9 @@ struct DeviceRoutesTests {
         #expect(try await harness.store.notification(deviceID: alicesDevice.deviceID, id: "n1")?.readAt == nil)
     }
 
-    @Test("the list pages oldest first with since and limit, and its cursor continues the feed")
-    func listPaging() async throws {
-        let harness = TestHarness()
+    @Test("the list pages oldest first with since and limit, and its cursor continues the feed", arguments: StoreKind.allCases)
+    func listPaging(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         for index in 1...5 { try await harness.push(device.deviceID, id: "n\(index)") }
         let base = "/v1/devices/\(device.deviceID)/notifications"
@@ -81,9 +82,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("a notification's JSON: payload embedded, display fields extracted, ms timestamps")
-    func notificationJSON() async throws {
-        let harness = TestHarness()
+    @Test("a notification's JSON: payload embedded, display fields extracted, ms timestamps", arguments: StoreKind.allCases)
+    func notificationJSON(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         try await harness.push(device.deviceID, id: "n1", collapseID: "c1")
         try await harness.makeApplication().test(.router) { client in
@@ -117,9 +118,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("read, dismiss and delete change the notification and reach live sessions")
-    func readDismissDelete() async throws {
-        let harness = TestHarness()
+    @Test("read, dismiss and delete change the notification and reach live sessions", arguments: StoreKind.allCases)
+    func readDismissDelete(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         let id = "0a1b2c3d-0000-4000-8000-000000000001"
         try await harness.push(device.deviceID, id: id)
@@ -155,9 +156,9 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("healthz and the OpenAPI document are served")
-    func serviceRoutes() async throws {
-        let harness = TestHarness()
+    @Test("healthz and the OpenAPI document are served", arguments: StoreKind.allCases)
+    func serviceRoutes(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         try await harness.makeApplication().test(.router) { client in
             let health = try await client.execute(uri: "/healthz", method: .get)
             #expect(health.status == .ok)

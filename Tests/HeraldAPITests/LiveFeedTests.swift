@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import Logging
 import Testing
 
@@ -22,9 +23,9 @@ struct LiveFeedTests {
         )
     }
 
-    @Test("the backlog comes first, then live changes, each once and in order")
-    func backlogThenLive() async throws {
-        let harness = TestHarness()
+    @Test("the backlog comes first, then live changes, each once and in order", arguments: StoreKind.allCases)
+    func backlogThenLive(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         for _ in 0..<5 { try await harness.push(device.deviceID) }
         let feed = makeFeed(harness, deviceID: device.deviceID, pageSize: 2)
@@ -39,9 +40,9 @@ struct LiveFeedTests {
         #expect((first + second).map(\.notification.seq) == Array(1...9))
     }
 
-    @Test("a feed resumes after its cursor")
-    func resumesAfterCursor() async throws {
-        let harness = TestHarness()
+    @Test("a feed resumes after its cursor", arguments: StoreKind.allCases)
+    func resumesAfterCursor(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         for _ in 0..<5 { try await harness.push(device.deviceID) }
         var iterator = makeFeed(harness, deviceID: device.deviceID, after: 3).makeAsyncIterator()
@@ -49,9 +50,9 @@ struct LiveFeedTests {
         #expect(changes.map(\.cursor) == [4, 5])
     }
 
-    @Test("a session that lagged catches up from the store without gaps or duplicates")
-    func lagCatchesUpFromStore() async throws {
-        let harness = TestHarness(queueCapacity: 4)
+    @Test("a session that lagged catches up from the store without gaps or duplicates", arguments: StoreKind.allCases)
+    func lagCatchesUpFromStore(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store, queueCapacity: 4)
         let (_, device) = try await harness.makeDevice()
         let feed = makeFeed(harness, deviceID: device.deviceID, pageSize: 3)
         var iterator = feed.makeAsyncIterator()
@@ -66,9 +67,9 @@ struct LiveFeedTests {
         #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [52])
     }
 
-    @Test("a change published late, below the cursor, is still sent, labelled with the cursor")
-    func latePublishedChangeIsNotLost() async throws {
-        let harness = TestHarness()
+    @Test("a change published late, below the cursor, is still sent, labelled with the cursor", arguments: StoreKind.allCases)
+    func latePublishedChangeIsNotLost(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         let first = try await harness.push(device.deviceID)[0]
         let feed = makeFeed(harness, deviceID: device.deviceID)
@@ -90,27 +91,27 @@ struct LiveFeedTests {
 
     @Test("rows no session had received are marked delivered once sent")
     func marksDelivered() async throws {
-        let harness = TestHarness()
+        let harness = try TestHarness()
         let (_, device) = try await harness.makeDevice()
         try await harness.push(device.deviceID)
         try await harness.push(device.deviceID, delivered: true)
         var iterator = makeFeed(harness, deviceID: device.deviceID).makeAsyncIterator()
         _ = try await Self.collect(&iterator, count: 2)
-        #expect(await harness.store.deliveryMarks.isEmpty)
+        #expect(await harness.memory?.deliveryMarks.isEmpty == true)
         // Asking for the next output means the previous one was written.
         let next = Task { [iterator] in
             var iterator = iterator
             return try await iterator.next()
         }
         try await Task.sleep(for: .milliseconds(50))
-        #expect(await harness.store.deliveryMarks == [2])
+        #expect(await harness.memory?.deliveryMarks == [2])
         harness.hub.close()
         _ = try await next.value
     }
 
-    @Test("live rows: expiration 0 reaches connected sessions, an expired one doesn't")
-    func liveExpiration() async throws {
-        let harness = TestHarness()
+    @Test("live rows: expiration 0 reaches connected sessions, an expired one doesn't", arguments: StoreKind.allCases)
+    func liveExpiration(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         var iterator = makeFeed(harness, deviceID: device.deviceID).makeAsyncIterator()
         let past = Int64(harness.clock.now().timeIntervalSince1970) - 10

@@ -43,15 +43,15 @@ struct OpenAPIOutline {
 @Suite("OpenAPI document")
 struct OpenAPITests {
     /// The document as the server serves it.
-    static func document(_ harness: TestHarness = TestHarness()) async throws -> String {
-        try await harness.makeApplication().test(.router) { client in
+    static func document() async throws -> String {
+        try await TestHarness().makeApplication().test(.router) { client in
             try await client.execute(uri: "/openapi.yaml", method: .get).text
         }
     }
 
     @Test("the document describes exactly the routes the router serves")
     func routesAgree() async throws {
-        let harness = TestHarness()
+        let harness = try TestHarness()
         let outline = OpenAPIOutline(yaml: try await Self.document())
         let served = Set(APIRoutes.all(harness.dependencies).map(\.endpoint.description))
         #expect(!served.isEmpty)
@@ -60,7 +60,7 @@ struct OpenAPITests {
 
     @Test("every documented operation reaches a route (never 404 not_found or 405)")
     func documentedOperationsAreRouted() async throws {
-        let harness = TestHarness()
+        let harness = try TestHarness()
         let outline = OpenAPIOutline(yaml: try await Self.document())
         try await harness.makeApplication().test(.router) { client in
             for operation in outline.operations.sorted() {

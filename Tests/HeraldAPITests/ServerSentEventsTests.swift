@@ -10,9 +10,9 @@ import NIOHTTP1
 
 @Suite("Server-Sent Events")
 struct ServerSentEventsTests {
-    @Test("the stream sends the backlog, then live changes: new, read, removed")
-    func backlogThenLiveChanges() async throws {
-        let harness = TestHarness()
+    @Test("the stream sends the backlog, then live changes: new, read, removed", arguments: StoreKind.allCases)
+    func backlogThenLiveChanges(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         try await harness.push(device.deviceID, id: "n1")
         try await harness.push(device.deviceID, id: "n2")
@@ -51,9 +51,9 @@ struct ServerSentEventsTests {
         }
     }
 
-    @Test("a client resumes from Last-Event-ID (over ?cursor=) without gaps or duplicates")
-    func resumeFromLastEventID() async throws {
-        let harness = TestHarness()
+    @Test("a client resumes from Last-Event-ID (over ?cursor=) without gaps or duplicates", arguments: StoreKind.allCases)
+    func resumeFromLastEventID(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         for index in 1...3 { try await harness.push(device.deviceID, id: "n\(index)") }
         try await harness.makeApplication().test(.live) { client in
@@ -87,9 +87,9 @@ struct ServerSentEventsTests {
         }
     }
 
-    @Test("an idle stream sends heartbeat comments, and a closed one leaves the hub")
-    func heartbeatAndDisconnect() async throws {
-        let harness = TestHarness(heartbeatInterval: .milliseconds(100))
+    @Test("an idle stream sends heartbeat comments, and a closed one leaves the hub", arguments: StoreKind.allCases)
+    func heartbeatAndDisconnect(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store, heartbeatInterval: .milliseconds(100))
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)

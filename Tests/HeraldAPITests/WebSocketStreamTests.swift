@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
@@ -33,9 +34,9 @@ struct WebSocketStreamTests {
         }
     }
 
-    @Test("the same path upgrades to a WebSocket: backlog, live changes, resume with ?cursor=")
-    func backlogLiveAndResume() async throws {
-        let harness = TestHarness()
+    @Test("the same path upgrades to a WebSocket: backlog, live changes, resume with ?cursor=", arguments: StoreKind.allCases)
+    func backlogLiveAndResume(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         try await harness.push(device.deviceID, id: "n1")
         try await harness.push(device.deviceID, id: "n2")
@@ -79,9 +80,9 @@ struct WebSocketStreamTests {
         }
     }
 
-    @Test("a refused upgrade answers the JSON error: 401 without a valid token, 404 for another user's device")
-    func refusedUpgradeAnswersJSONErrors() async throws {
-        let harness = TestHarness()
+    @Test("a refused upgrade answers the JSON error: 401 without a valid token, 404 for another user's device", arguments: StoreKind.allCases)
+    func refusedUpgradeAnswersJSONErrors(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice(userName: "Alice")
         let (bobsToken, _) = try await harness.makeDevice(userName: "Bob", makeApp: false)
         try await harness.makeApplication().test(.live) { client in

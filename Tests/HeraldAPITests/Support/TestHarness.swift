@@ -20,13 +20,20 @@ final class TestClock: Sendable {
     }
 }
 
-/// The API wired to an in-memory store, with a temporary data directory.
+/// The stores the API tests run against: the in-memory double and the real SQLite store.
+enum StoreKind: String, CaseIterable, Sendable {
+    case memory, sqlite
+}
+
+/// The API wired to a store, with a temporary data directory.
 struct TestHarness {
     static let adminToken = "test-admin-token"
     static let teamID = "TEAM123456"
     static let bundleID = "com.example.app"
 
-    let store = InMemoryStore()
+    let store: any HeraldStore
+    /// The in-memory double, for tests that use its hooks (failures, delivery marks).
+    let memory: InMemoryStore?
     let cache = RegistryCache()
     let clock = TestClock()
     let hub: LiveHub
@@ -34,7 +41,19 @@ struct TestHarness {
     let dataDirectory: URL
     let dependencies: APIDependencies
 
-    init(queueCapacity: Int = LiveHub.defaultQueueCapacity, heartbeatInterval: Duration = .seconds(15)) {
+    init(
+        _ kind: StoreKind = .memory, queueCapacity: Int = LiveHub.defaultQueueCapacity,
+        heartbeatInterval: Duration = .seconds(15)
+    ) throws {
+        switch kind {
+        case .memory:
+            let memory = InMemoryStore()
+            self.memory = memory
+            store = memory
+        case .sqlite:
+            memory = nil
+            store = try SQLiteStore.inMemory()
+        }
         dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("herald-api-tests-\(UUID().uuidString)", isDirectory: true)
         hub = LiveHub(queueCapacity: queueCapacity)
