@@ -10,7 +10,7 @@ import NIOHTTP1
 
 @Suite("Server-Sent Events")
 struct ServerSentEventsTests {
-    @Test("the stream sends the backlog, then live changes: new, read, removed", arguments: StoreKind.allCases)
+    @Test("from cursor 0 the stream sends the backlog, then live changes: new, read, removed", arguments: StoreKind.allCases)
     func backlogThenLiveChanges(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
@@ -20,7 +20,7 @@ struct ServerSentEventsTests {
             let port = try #require(client.port)
             try await withTimeout {
                 var stream = try await ServerSentEventsClient.connect(
-                    port: port, path: "/v1/devices/\(device.deviceID)/stream", headers: [("Authorization", "Bearer \(token)")]
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?cursor=0", headers: [("Authorization", "Bearer \(token)")]
                 )
                 #expect(stream.response.status == .ok)
                 #expect(stream.response.headers.first(name: "content-type") == "text/event-stream; charset=utf-8")
@@ -62,7 +62,7 @@ struct ServerSentEventsTests {
             try await withTimeout {
                 // First connection: reads two events, then goes away.
                 let firstTask = Task {
-                    var first = try await ServerSentEventsClient.connect(port: port, path: path)
+                    var first = try await ServerSentEventsClient.connect(port: port, path: path + "&cursor=0")
                     return try await first.events(2).map(\.id)
                 }
                 #expect(try await firstTask.value == ["1", "2"])
@@ -84,6 +84,25 @@ struct ServerSentEventsTests {
             )
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "invalid_parameter")
+        }
+    }
+
+    @Test("without a cursor the stream sends only changes made after it opened", arguments: StoreKind.allCases)
+    func noCursorMeansOnlyNewChanges(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
+        let (token, device) = try await harness.makeDevice()
+        try await harness.push(device.deviceID, id: "old")
+        try await harness.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            try await withTimeout {
+                var stream = try await ServerSentEventsClient.connect(
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
+                )
+                try await harness.push(device.deviceID, id: "new")
+                let event = try #require(try await stream.nextEvent())
+                #expect(event.json["id"] == .string("new"))
+                #expect(event.id == "2")
+            }
         }
     }
 

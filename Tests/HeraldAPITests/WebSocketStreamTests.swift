@@ -45,7 +45,7 @@ struct WebSocketStreamTests {
             let path = "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
             let received = Mutex<[JSONValue]>([])
             try await withTimeout {
-                try await Self.session(port: port, path: path) { message in
+                try await Self.session(port: port, path: path + "&cursor=0") { message in
                     let count = received.withLock { $0.append(message); return $0.count }
                     if count == 2 {
                         try await harness.push(device.deviceID, id: "n3")

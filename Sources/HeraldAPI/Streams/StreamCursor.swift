@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldStore
 import Hummingbird
 import HummingbirdCore
 
@@ -13,13 +14,21 @@ enum StreamCursor {
         return cursor
     }
 
-    /// Where a stream starts: `Last-Event-ID` (an EventSource reconnecting) over `?cursor=` (the
-    /// URL it first opened), else the beginning of the feed.
-    static func resume(headers: HTTPFields, uri: URI) throws -> Int64 {
+    /// Where a stream resumes: `Last-Event-ID` (an EventSource reconnecting) over `?cursor=` (the
+    /// URL it first opened); nil when the client gave neither (the stream starts at the end of
+    /// the feed: only new changes).
+    static func resume(headers: HTTPFields, uri: URI) throws -> Int64? {
         if let lastEventID = try parse(headers[.lastEventID], name: "Last-Event-ID") {
             return lastEventID
         }
-        return try parse(uri.queryParameters.get("cursor"), name: "cursor") ?? 0
+        return try parse(uri.queryParameters.get("cursor"), name: "cursor")
+    }
+
+    /// Where a stream starts: after the client's cursor, else after the end of the feed now. The
+    /// feed reads the store after it before going live, so nothing committed meanwhile is missed.
+    static func start(headers: HTTPFields, uri: URI, store: any HeraldStore) async throws -> Int64 {
+        if let cursor = try resume(headers: headers, uri: uri) { return cursor }
+        return try await store.latestCursor()
     }
 }
 

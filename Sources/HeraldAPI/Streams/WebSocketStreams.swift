@@ -48,7 +48,7 @@ struct WebSocketStreams: Sendable {
         }
         let token = try Authenticator.deviceToken(headers: head.headerFields, uri: uri)
         let device = try await authenticator.requireDevice(deviceID, token: token)
-        let cursor = try StreamCursor.resume(headers: head.headerFields, uri: uri)
+        let cursor = try await StreamCursor.start(headers: head.headerFields, uri: uri, store: dependencies.store)
         return { [dependencies] inbound, outbound, context in
             var logger = context.logger
             logger[metadataKey: "device.id"] = .string(device.deviceID)
