@@ -19,6 +19,7 @@ public struct APIDependencies: Sendable {
     /// How often an idle SSE stream sends a comment to keep proxies and clients from timing out.
     public var heartbeatInterval: Duration
 
+    /// The dependencies; `now`, `logger` and the heartbeat interval have production defaults.
     public init(
         store: any HeraldStore,
         registry: RegistryService,

@@ -7,11 +7,16 @@ import NIOCore
 /// The message is a sentence for people; it names the field at fault and never echoes tokens or
 /// payloads. Codes are stable snake_case strings clients may branch on.
 public struct APIError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The HTTP status.
     public var status: HTTPResponse.Status
+    /// The stable snake_case code.
     public var code: String
+    /// A sentence for people.
     public var message: String
+    /// Extra response headers (`WWW-Authenticate`, `Allow`).
     public var headers: HTTPFields
 
+    /// An error with a status, a code and a message.
     public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
@@ -19,6 +24,7 @@ public struct APIError: Error, Hashable, Sendable, CustomStringConvertible {
         self.headers = headers
     }
 
+    /// The error as a log line.
     public var description: String { "\(status.code) \(code): \(message)" }
 }
 
@@ -68,6 +74,7 @@ extension APIError {
 }
 
 extension APIError: HTTPResponseError {
+    /// The error as a JSON response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         makeResponse()
     }

@@ -6,7 +6,9 @@ import Logging
 /// One change as a stream sends it: the notification in its latest state and the stream cursor
 /// a client resumes from after receiving it.
 public struct LiveChange: Hashable, Sendable {
+    /// The notification in its latest state.
     public var notification: StoredNotification
+    /// The stream cursor after this change: what the client resumes from.
     public var cursor: Int64
 
     /// Whether the stream announces it as `removed` (a tombstone) rather than `notification`.
@@ -51,10 +53,12 @@ public struct LiveFeed: AsyncSequence, Sendable {
         self.pageSize = Swift.max(1, pageSize)
     }
 
+    /// An iterator that reads the backlog first, then the live changes.
     public func makeAsyncIterator() -> Iterator {
         Iterator(feed: self)
     }
 
+    /// Reads a device's feed for one consumer.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         private enum Phase {
             case catchingUp(after: Int64)
@@ -73,6 +77,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
             self.position = FeedCursor(floor: feed.cursor, memory: memory)
         }
 
+        /// The next changes (or a heartbeat); nil when the subscription ended.
         public mutating func next() async throws -> LiveFeedOutput? {
             await markDeliveredIfNeeded()
             while true {

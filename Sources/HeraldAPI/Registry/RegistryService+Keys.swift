@@ -6,6 +6,7 @@ import HeraldStore
 extension RegistryService {
     /// A signing key as registered, with its private key when Herald generated it.
     public struct CreatedKey: Hashable, Sendable {
+        /// The key as registered (its public key as PEM).
         public var key: SigningKey
         /// The private key (PKCS#8 PEM) when Herald generated it; returned this once.
         public var privateKeyPEM: String?

@@ -18,6 +18,7 @@ public struct RegistryService: Sendable {
     /// The clock.
     public let now: @Sendable () -> Date
 
+    /// A service writing to `store` and applying each change to `cache`, keys under `dataDirectory`.
     public init(store: any HeraldStore, cache: RegistryCache, dataDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.cache = cache
@@ -74,7 +75,9 @@ public struct RegistryService: Sendable {
 
     /// A user and its bearer token, which exists only here: the store keeps its SHA-256 digest.
     public struct CreatedUser: Hashable, Sendable {
+        /// The user as stored.
         public var user: User
+        /// The bearer token, in the clear: shown once, never stored.
         public var token: String
     }
 
