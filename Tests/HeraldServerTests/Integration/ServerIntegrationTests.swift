@@ -86,6 +86,20 @@ struct ServerIntegrationTests {
         try await herald.stop()
     }
 
+    @Test("when the store cannot commit, the provider gets 500 InternalServerError, never a 200")
+    func storeFailure() async throws {
+        let herald = try await RunningHerald.start()
+        let client = try herald.apnsClient(tls: true)
+        try await herald.application.store.close()
+        let result = try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("lost")))
+        #expect(result.status == 500)
+        #expect(result.reason == "InternalServerError")
+        try await client.shutdown()
+        await herald.application.shutdown()
+        _ = try? await herald.task.value
+        try? FileManager.default.removeItem(at: herald.directory)
+    }
+
     @Test("a restarted server keeps the data directory: demo, keys, notifications")
     func restartKeepsData() async throws {
         let first = try await RunningHerald.start()
