@@ -7,7 +7,7 @@ import HeraldServer
 /// `herald admin`: the admin API from the command line.
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage teams, keys, apps, users, devices and device tokens through the admin API.",
+        abstract: "Manage teams, keys, apps, users, devices, device tokens, categories and localizations through the admin API.",
         discussion: """
             Each command prints the API's JSON answer. On an API error it prints the error JSON to \
             stderr and exits with 1. With --data (default ./herald-data when it exists), the URL and \
@@ -15,7 +15,7 @@ struct Admin: AsyncParsableCommand {
             """,
         subcommands: [
             TeamCommand.self, KeyCommand.self, AppCommand.self, UserCommand.self,
-            DeviceCommand.self, TokenCommand.self, ListCommand.self,
+            DeviceCommand.self, TokenCommand.self, ListCommand.self, CategoryCommand.self, LocalizationCommand.self,
         ]
     )
 

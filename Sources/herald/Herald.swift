@@ -9,6 +9,10 @@ struct Herald: AsyncParsableCommand {
         Demo.self,
         Push.self,
         Watch.self,
+        Explain.self,
+        FocusCommand.self,
+        SettingsCommand.self,
+        DeviceStateCommand.self,
         Admin.self,
     ]
 

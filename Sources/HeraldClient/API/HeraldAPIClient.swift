@@ -72,6 +72,23 @@ public final class HeraldAPIClient: Sendable {
         return data
     }
 
+    /// Sends one request with a raw body (a file upload) and returns the response body.
+    /// - Throws: ``HeraldAPIError`` when the status is not 2xx.
+    @discardableResult
+    public func send(_ method: String, path: String, data: Data, contentType: String) async throws -> Data {
+        var request = makeRequest(path: path, query: [])
+        request.method = HTTPMethod(rawValue: method.uppercased())
+        request.headers.add(name: "accept", value: "application/json")
+        request.headers.add(name: "content-type", value: contentType)
+        request.body = .bytes(ByteBuffer(data: data))
+        let response = try await httpClient.execute(request, timeout: timeout)
+        let body = Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
+        guard (200..<300).contains(response.status.code) else {
+            throw HeraldAPIError(status: Int(response.status.code), body: body)
+        }
+        return body
+    }
+
     /// `segment` percent-encoded for use as one path segment (a token, an id).
     public static func pathSegment(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? segment
