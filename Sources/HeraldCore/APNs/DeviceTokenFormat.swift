@@ -45,7 +45,7 @@ public enum APNsID {
 
     /// A lowercase random UUID string (APNs clients compare apns-id byte for byte).
     public static func make<R: RandomNumberGenerator>(using generator: inout R) -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = randomBytes(using: &generator)
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
         return format(bytes)
@@ -56,7 +56,7 @@ public enum APNsID {
     /// Ids made one after another sort in time order, so a store's index on them grows at its end
     /// instead of touching random pages: the ids Herald generates for pushes without `apns-id`.
     public static func makeTimeOrdered<R: RandomNumberGenerator>(at date: Date, using generator: inout R) -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = randomBytes(using: &generator)
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         for index in 0..<6 {
             bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index)))
@@ -64,6 +64,16 @@ public enum APNsID {
         bytes[6] = (bytes[6] & 0x0f) | 0x70
         bytes[8] = (bytes[8] & 0x3f) | 0x80
         return format(bytes)
+    }
+
+    /// 16 random bytes from two 64-bit draws (one draw per byte would be a syscall per byte with
+    /// the system generator).
+    private static func randomBytes<R: RandomNumberGenerator>(using generator: inout R) -> [UInt8] {
+        let high = generator.next()
+        let low = generator.next()
+        return (0..<16).map { index in
+            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8)))
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -98,9 +98,9 @@ extension NotificationPayload {
     public init(json data: some DataProtocol, requiresAPS: Bool = false) throws(PayloadError) {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(data))
+            value = try JSONParser.parse(Array(data))
         } catch {
-            throw PayloadError("The payload is not valid JSON.")
+            throw PayloadError("The payload is not valid JSON: \(error.message)")
         }
         guard case .object(var object) = value else {
             throw PayloadError("The payload must be a JSON object.")

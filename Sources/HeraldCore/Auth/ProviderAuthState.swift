@@ -20,16 +20,31 @@ public struct ProviderAuthState: Sendable {
 
     public init() {}
 
+    /// The token of a `bearer <token>` header (scheme in any case, spaces around the token
+    /// ignored), without going through Foundation's string functions: this runs on every push.
+    static func bearerToken(_ header: String) -> String? {
+        let utf8 = header.utf8
+        guard utf8.count > 7 else { return nil }
+        let scheme = Array("bearer ".utf8)
+        for (offset, byte) in utf8.prefix(7).enumerated() where byte | 0x20 != scheme[offset] | 0x20 {
+            return nil
+        }
+        let rest = utf8.dropFirst(7)
+        guard let first = rest.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+              let last = rest.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return nil }
+        return String(Substring(rest[first...last]))
+    }
+
     /// Authenticates the `authorization` header of one request.
     public mutating func authenticate(
         authorization: String?,
         registry: RegistrySnapshot,
         now: Date
     ) -> Result<ProviderTokenClaims, APNsFailure> {
-        guard let authorization, authorization.utf8.count > 7,
-              authorization.prefix(7).lowercased() == "bearer "
-        else { return .failure(APNsFailure(.missingProviderToken)) }
-        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let authorization, let token = Self.bearerToken(authorization) else {
+            return .failure(APNsFailure(.missingProviderToken))
+        }
 
         if token == currentToken, let claims = currentClaims {
             // Cached: the signature was verified when this token first arrived.

@@ -26,11 +26,19 @@ public struct StoredNotification: Hashable, Sendable, Codable {
     public var dismissedAt: Date?
     /// Set on a tombstone: removed by the user or replaced through its collapse id.
     public var removedAt: Date?
+    /// The raw value of the delivery decision's disposition (`alerted`, `heldForSummary`, …); nil
+    /// until the notification is decided.
+    public var disposition: String?
+    /// The delivery decision as JSON text (the store keeps it as it is given); nil until decided.
+    public var decision: String?
+    /// When a held notification was released (by its Focus ending or by a Scheduled Summary).
+    public var releasedAt: Date?
 
     public init(
         seq: Int64, id: String, deviceID: String, bundleID: String, topic: String, pushType: PushType,
         priority: Int, collapseID: String?, expiration: Int64?, payload: String, receivedAt: Date,
-        deliveredAt: Date? = nil, readAt: Date? = nil, dismissedAt: Date? = nil, removedAt: Date? = nil
+        deliveredAt: Date? = nil, readAt: Date? = nil, dismissedAt: Date? = nil, removedAt: Date? = nil,
+        disposition: String? = nil, decision: String? = nil, releasedAt: Date? = nil
     ) {
         self.seq = seq
         self.id = id
@@ -47,6 +55,9 @@ public struct StoredNotification: Hashable, Sendable, Codable {
         self.readAt = readAt
         self.dismissedAt = dismissedAt
         self.removedAt = removedAt
+        self.disposition = disposition
+        self.decision = decision
+        self.releasedAt = releasedAt
     }
 
     /// Whether this row is a tombstone (the stream announces it as `removed`).
