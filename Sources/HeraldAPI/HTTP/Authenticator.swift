@@ -51,14 +51,25 @@ struct Authenticator: Sendable {
         try await requireDevice(deviceID, token: Self.deviceToken(headers: request.headers, uri: request.uri))
     }
 
-    /// The device, when `token` is its owner's bearer token.
-    func requireDevice(_ deviceID: String, token: String?) async throws -> Device {
+    /// The user whose bearer token the request carries (401 otherwise).
+    func requireUser(_ request: Request) async throws -> User {
+        try await requireUser(token: Self.deviceToken(headers: request.headers, uri: request.uri))
+    }
+
+    /// The user whose bearer token `token` is (401 otherwise).
+    func requireUser(token: String?) async throws -> User {
         guard let token else {
             throw APIError.unauthorized("This route needs a user token: `Authorization: Bearer <token>` or `?access_token=`.")
         }
         guard let user = try await store.user(tokenDigest: RegistryService.tokenDigest(token)) else {
             throw APIError.unauthorized("The user token is not valid.")
         }
+        return user
+    }
+
+    /// The device, when `token` is its owner's bearer token.
+    func requireDevice(_ deviceID: String, token: String?) async throws -> Device {
+        let user = try await requireUser(token: token)
         guard let device = try await store.device(id: deviceID), device.userID == user.userID else {
             throw APIError.deviceNotFound
         }

@@ -19,6 +19,8 @@ public struct LiveChange: Hashable, Sendable {
 public enum LiveFeedOutput: Hashable, Sendable {
     case changes([LiveChange])
     case heartbeat
+    /// The device's state changed: its JSON (`event: state`, no cursor).
+    case state(JSONValue)
 }
 
 /// A device's change feed for one session: every change after the client's cursor from the store,
@@ -103,6 +105,8 @@ public struct LiveFeed: AsyncSequence, Sendable {
                         phase = .catchingUp(after: position.catchUpStart(oldestDropped: oldestDropped))
                     case .heartbeat:
                         return .heartbeat
+                    case .deviceState(let json):
+                        return .state(json)
                     }
                 }
             }

@@ -65,6 +65,14 @@ public final class LiveHub: Sendable {
         }
     }
 
+    /// Hands a device's new state (its JSON) to the device's sessions: streams send it as `state`.
+    public func publishState(deviceID: String, _ json: JSONValue) {
+        let subscriptions = state.withLock { state in state.sessions[deviceID].map { Array($0.values) } ?? [] }
+        for subscription in subscriptions {
+            subscription.enqueueState(json)
+        }
+    }
+
     /// Whether a session of the device is connected now (`apns-expiration: 0` needs one).
     public func hasSession(deviceID: String) -> Bool {
         state.withLock { !($0.sessions[deviceID]?.isEmpty ?? true) }

@@ -10,6 +10,9 @@ public enum LiveEvent: Hashable, Sendable {
     case lagged(oldestDropped: Int64)
     /// Time to tell the client the connection is alive (requested with `requestHeartbeat()`).
     case heartbeat
+    /// The device's state changed (`PUT /v1/devices/{id}/state`): its JSON. Only the latest state
+    /// waits in the queue; it is not part of the change feed (no cursor).
+    case deviceState(JSONValue)
 }
 
 /// One live session's subscription to a device's changes: a bounded queue that the hub fills
@@ -39,6 +42,7 @@ public final class LiveSubscription: Sendable {
         var queue: [StoredNotification] = []
         var oldestDropped: Int64?
         var isHeartbeatDue = false
+        var pendingState: JSONValue?
         var isFinished = false
         var waiter: CheckedContinuation<LiveEvent?, Never>?
 
@@ -51,6 +55,10 @@ public final class LiveSubscription: Sendable {
             if let oldest = oldestDropped {
                 oldestDropped = nil
                 return .lagged(oldestDropped: oldest)
+            }
+            if let state = pendingState {
+                pendingState = nil
+                return .deviceState(state)
             }
             if isHeartbeatDue {
                 isHeartbeatDue = false
@@ -115,6 +123,16 @@ public final class LiveSubscription: Sendable {
             } else {
                 state.queue.append(contentsOf: changes)
             }
+            return state.wakeUp()
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+    }
+
+    /// Hands the device's new state to the consumer (replacing a state it has not taken yet).
+    func enqueueState(_ json: JSONValue) {
+        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+            guard !state.isFinished else { return nil }
+            state.pendingState = json
             return state.wakeUp()
         }
         if let (waiter, event) = wake { waiter.resume(returning: event) }

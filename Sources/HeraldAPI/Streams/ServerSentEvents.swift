@@ -61,6 +61,12 @@ struct ServerSentEvents: Sendable {
         switch output {
         case .heartbeat:
             return ByteBuffer(string: ": heartbeat\n\n")
+        case .state(let state):
+            // Not a change of the list: no `id:`, so a client's Last-Event-ID stays where it was.
+            var buffer = ByteBuffer(string: "event: state\ndata: ")
+            buffer.writeBytes(try JSONBody.encode(state))
+            buffer.writeString("\n\n")
+            return buffer
         case .changes(let changes):
             var buffer = ByteBuffer()
             for change in changes {

@@ -86,9 +86,16 @@ struct WebSocketStreams: Sendable {
                     for try await _ in inbound {}
                 }
                 for try await output in feed {
-                    guard case .changes(let changes) = output else { continue }
-                    for change in changes {
-                        try await outbound.writeTextMessage(try message(change))
+                    switch output {
+                    case .changes(let changes):
+                        for change in changes {
+                            try await outbound.writeTextMessage(try message(change))
+                        }
+                    case .state(let state):
+                        let message = JSONValue.object(["type": .string("state"), "state": state])
+                        try await outbound.writeTextMessage(String(decoding: try JSONBody.encode(message), as: UTF8.self))
+                    case .heartbeat:
+                        continue
                     }
                 }
                 group.cancelAll()
