@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPolicy
 
 /// Errors the store reports to its callers; the API turns them into JSON errors.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -16,8 +17,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Herald's storage: the registry (teams, keys, apps, users, devices, device tokens) and the
-/// devices' notification lists with their change feed.
+/// Herald's storage: the registry (teams, keys, apps, users, devices, device tokens), the
+/// devices' notification lists with their change feed and decisions, the user-side state of the
+/// delivery policy, Scheduled Summary deliveries, and the apps' categories and localization files.
 ///
 /// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing in this protocol is
 /// SQLite-specific, so a PostgreSQL implementation can share the test suite.
@@ -76,6 +78,96 @@ public protocol HeraldStore: Sendable {
     func markDelivered(deviceID: String, upTo cursor: Int64, at date: Date) async throws
     /// The largest `seq` so far (0 when empty).
     func latestCursor() async throws -> Int64
+
+    // MARK: Decisions
+    // A notification's decision is its disposition's raw value (a `Disposition`) and the `Decision` as
+    // JSON text, both set or both nil. `insert` stores what the notifications carry.
+
+    /// Sets the decision of the device's live notification with a new seq (the stream shows it);
+    /// nil when there is no such notification (tombstones included). A decision equal to the stored
+    /// one (disposition, JSON and release time) changes nothing and returns the row as it is.
+    /// `releasedAt` is stored as given (nil clears it); `date` is the instant of the change, which
+    /// the row does not record separately. `invalid` when the disposition is not a `Disposition` or
+    /// the decision is not JSON.
+    func updateDecision(
+        deviceID: String, id: String, disposition: String, decision: String, releasedAt: Date?, at date: Date
+    ) async throws -> StoredNotification?
+    /// The live notifications of these devices whose disposition is one of `dispositions`, oldest
+    /// (by arrival) first. `invalid` unless every disposition is a held one (`heldForFocus`,
+    /// `heldForSummary`).
+    func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification]
+
+    // MARK: User-side state
+    // Shared by all devices of a user. Setting a value for an unknown user, app or device is `notFound`.
+
+    /// The user's per-app notification settings, by bundle id (only the apps they were set for).
+    func appSettings(userID: String) async throws -> [String: AppNotificationSettings]
+    /// Replaces the user's settings for one app.
+    func setAppSettings(_ settings: AppNotificationSettings, userID: String, bundleID: String) async throws
+    /// The user's preferences; nil until set.
+    func preferences(userID: String) async throws -> UserPreferences?
+    func setPreferences(_ preferences: UserPreferences, userID: String) async throws
+    /// The user's Focus modes in the order they were added.
+    func focusModes(userID: String) async throws -> [FocusMode]
+    /// Adds a Focus mode (at the end), or replaces the one with its id (keeping its place).
+    /// `invalid` when its id is empty.
+    func upsertFocusMode(_ mode: FocusMode, userID: String) async throws
+    /// Deletes a Focus mode; false when the user has none with that id.
+    func deleteFocusMode(id: String, userID: String) async throws -> Bool
+    /// The user's Scheduled Summary; nil until set.
+    func summarySchedule(userID: String) async throws -> SummarySchedule?
+    func setSummarySchedule(_ schedule: SummarySchedule, userID: String) async throws
+    /// The device's state; nil until set.
+    func deviceState(deviceID: String) async throws -> DeviceState?
+    func setDeviceState(_ state: DeviceState, deviceID: String) async throws
+    /// Everything the delivery policy needs for the device, read in one transaction; nil when there
+    /// is no such device.
+    func policyContext(deviceID: String) async throws -> PolicyContextRecord?
+
+    // MARK: Scheduled Summary
+    // A summary time (slot) of a user is delivered exactly once, across restarts: the delivery is
+    // recorded in the transaction that releases its notifications.
+
+    /// Records the user's summary for `slot` as delivered; false (and nothing changes) when it was
+    /// delivered already. `notFound` for an unknown user, `invalid` when the digest is not JSON.
+    func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool
+    /// Records the summary for `slot` and releases its notifications in ONE transaction: each live
+    /// notification still held for the summary gets its new decision, `releasedAt = date` and a new
+    /// seq. Returns the changed rows in seq order, or nil (and nothing changes) when the slot was
+    /// delivered already. `invalid` when a release names a device of another user.
+    func releaseSummary(
+        userID: String, slot: Date, digest: String, releases: [DecisionUpdate], at date: Date
+    ) async throws -> [StoredNotification]?
+    /// `releaseSummary` for many users in ONE transaction (one fsync): the results in order.
+    func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[StoredNotification]?]
+    /// The slot of the latest summary delivered to the user; nil when none was.
+    func lastSummaryDelivery(userID: String) async throws -> Date?
+    /// The users whose Scheduled Summary is on (it has a time), by user id.
+    func usersWithSummary() async throws -> [SummaryUserRecord]
+
+    // MARK: Categories and localization files of apps
+    // For an unknown app, writes are `notFound` and reads are empty.
+
+    /// Adds or replaces the app's category `identifier`; `invalid` when the JSON is not an object
+    /// or the identifier is empty.
+    func upsertCategory(bundleID: String, identifier: String, json: String) async throws
+    /// The app's category `identifier` as JSON; nil when it has none.
+    func category(bundleID: String, identifier: String) async throws -> CategoryRecord?
+    /// The app's categories, by identifier.
+    func categories(bundleID: String) async throws -> [CategoryRecord]
+    /// Deletes a category; false when the app has none with that identifier.
+    func deleteCategory(bundleID: String, identifier: String) async throws -> Bool
+    /// Adds or replaces a localization file (same app, locale, kind and name). `invalid` when the name
+    /// is empty, or the locale is empty for a `.strings` or `.stringsdict` file.
+    func putLocalizationFile(
+        bundleID: String, locale: String, kind: LocalizationFileKind, name: String, data: Data
+    ) async throws
+    /// The app's localization files, by locale, kind and name.
+    func localizationFiles(bundleID: String) async throws -> [LocalizationFileRecord]
+    /// Deletes a localization file; false when there is no such file.
+    func deleteLocalizationFile(
+        bundleID: String, locale: String, kind: LocalizationFileKind, name: String
+    ) async throws -> Bool
 
     /// Closes the database cleanly (checkpoint, release files).
     func close() async throws

@@ -12,21 +12,22 @@ enum NotificationRow {
     /// The selected columns, in the order `decode(_:)` reads them.
     static let columns = """
         seq, id, device_id, bundle_id, topic, push_type, priority, collapse_id, expiration, payload, \
-        received_at, delivered_at, read_at, dismissed_at, removed_at
+        received_at, delivered_at, read_at, dismissed_at, removed_at, disposition, decision, released_at
         """
 
     /// Inserts a new notification, or replaces the device's entry with the same id (even a
-    /// tombstone): new content, new seq, read/dismissed/removed cleared.
+    /// tombstone): new content, new seq, new decision, read/dismissed/removed cleared.
     static let upsertSQL = """
         INSERT INTO notifications (\(columns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?)
         ON CONFLICT (device_id, id) DO UPDATE SET
             seq = excluded.seq, bundle_id = excluded.bundle_id, topic = excluded.topic,
             push_type = excluded.push_type, priority = excluded.priority,
             collapse_id = excluded.collapse_id, expiration = excluded.expiration,
             payload = excluded.payload, received_at = excluded.received_at,
             delivered_at = excluded.delivered_at,
-            read_at = NULL, dismissed_at = NULL, removed_at = NULL
+            read_at = NULL, dismissed_at = NULL, removed_at = NULL,
+            disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at
         """
 
     /// The arguments of `upsertSQL` for `notification` stored with `seq`.
@@ -36,6 +37,7 @@ enum NotificationRow {
             notification.pushType.rawValue, notification.priority, notification.collapseID,
             notification.expiration, notification.payload, notification.receivedAt.storedMilliseconds,
             notification.deliveredAt?.storedMilliseconds,
+            notification.disposition, notification.decision, notification.releasedAt?.storedMilliseconds,
         ]
     }
 
@@ -45,6 +47,7 @@ enum NotificationRow {
         stored.seq = seq
         stored.receivedAt = notification.receivedAt.roundedToStoredPrecision
         stored.deliveredAt = notification.deliveredAt?.roundedToStoredPrecision
+        stored.releasedAt = notification.releasedAt?.roundedToStoredPrecision
         stored.readAt = nil
         stored.dismissedAt = nil
         stored.removedAt = nil
@@ -72,7 +75,10 @@ enum NotificationRow {
             deliveredAt: try date(row, 11),
             readAt: try date(row, 12),
             dismissedAt: try date(row, 13),
-            removedAt: try date(row, 14)
+            removedAt: try date(row, 14),
+            disposition: try row.decode(atIndex: 15),
+            decision: try row.decode(atIndex: 16),
+            releasedAt: try date(row, 17)
         )
     }
 
@@ -89,7 +95,13 @@ enum NotificationRow {
 
     /// The first notification `sql` selects (it selects or returns `columns`).
     static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments) throws -> StoredNotification? {
-        let statement = try db.cachedStatement(sql: sql)
-        return try Row.fetchOne(statement, arguments: arguments).map(decode)
+        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The first notification `statement` selects (it selects or returns `columns`), decoded from
+    /// the statement's row in place (without the copy `Row.fetchOne` makes).
+    static func fetchOne(_ statement: Statement, arguments: StatementArguments) throws -> StoredNotification? {
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        return try withExtendedLifetime(cursor) { try cursor.next().map(decode) }
     }
 }

@@ -26,7 +26,7 @@ extension SQLiteStore {
         ORDER BY seq LIMIT ?
         """
 
-    private static let liveSQL = """
+    static let liveSQL = """
         SELECT \(NotificationRow.columns) FROM notifications
         WHERE device_id = ? AND id = ? AND removed_at IS NULL
         """
@@ -46,6 +46,9 @@ extension SQLiteStore {
 
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
+        for notification in notifications {
+            if let disposition = notification.disposition { try Self.validate(disposition: disposition) }
+        }
         return try await write(Self.insertMessages) { db in
             var seq = try Self.latestSeq(db)
             var changes: [StoredNotification] = []

@@ -10,6 +10,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-registry", migrate: createRegistry)
         migrator.registerMigration("v1-notifications", migrate: createNotifications)
+        migrator.registerMigration("v2-policy", migrate: createPolicy)
         return migrator
     }
 
@@ -96,6 +97,84 @@ enum Schema {
             CREATE UNIQUE INDEX notifications_live_collapse
                 ON notifications (device_id, bundle_id, collapse_id)
                 WHERE removed_at IS NULL AND collapse_id IS NOT NULL;
+            """)
+    }
+
+    /// The delivery policy: each notification's decision, the user-side state it is decided with
+    /// (shared by all devices of a user, kept as JSON text of the HeraldPolicy types), Scheduled
+    /// Summary deliveries (one per user and summary time: exactly once), and the apps' categories and
+    /// localization files.
+    private static func createPolicy(_ db: Database) throws {
+        try db.execute(sql: """
+            -- The decision of a notification: the disposition's raw value and the Decision as JSON,
+            -- both set or both NULL (not decided yet).
+            ALTER TABLE notifications ADD COLUMN disposition TEXT
+                CHECK (disposition IS NULL OR length(disposition) > 0);
+            ALTER TABLE notifications ADD COLUMN decision TEXT
+                CHECK ((decision IS NULL) = (disposition IS NULL) AND (decision IS NULL OR json_valid(decision)));
+            ALTER TABLE notifications ADD COLUMN released_at INTEGER;
+            -- What waits for a Focus or the summary, per device, oldest first.
+            CREATE INDEX notifications_held ON notifications (device_id, received_at)
+                WHERE removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary');
+
+            CREATE TABLE user_preferences (
+                user_id      TEXT NOT NULL PRIMARY KEY REFERENCES users (user_id),
+                preferences  TEXT NOT NULL CHECK (json_type(preferences) = 'object')
+            ) STRICT;
+
+            CREATE TABLE app_settings (
+                user_id    TEXT NOT NULL REFERENCES users (user_id),
+                bundle_id  TEXT NOT NULL REFERENCES apps (bundle_id),
+                settings   TEXT NOT NULL CHECK (json_type(settings) = 'object'),
+                PRIMARY KEY (user_id, bundle_id)
+            ) STRICT, WITHOUT ROWID;
+
+            -- A user's Focus modes in the order they were added (ties between modes go to the first).
+            CREATE TABLE focus_modes (
+                user_id   TEXT    NOT NULL REFERENCES users (user_id),
+                focus_id  TEXT    NOT NULL CHECK (length(focus_id) > 0),
+                position  INTEGER NOT NULL,
+                mode      TEXT    NOT NULL CHECK (json_type(mode) = 'object'),
+                PRIMARY KEY (user_id, focus_id),
+                UNIQUE (user_id, position)
+            ) STRICT, WITHOUT ROWID;
+
+            CREATE TABLE summary_schedules (
+                user_id   TEXT NOT NULL PRIMARY KEY REFERENCES users (user_id),
+                schedule  TEXT NOT NULL CHECK (json_type(schedule) = 'object')
+            ) STRICT;
+
+            CREATE TABLE device_states (
+                device_id  TEXT NOT NULL PRIMARY KEY REFERENCES devices (device_id),
+                state      TEXT NOT NULL CHECK (json_type(state) = 'object')
+            ) STRICT;
+
+            -- One row per Scheduled Summary delivered: a summary time (slot) is delivered once.
+            CREATE TABLE summary_deliveries (
+                user_id       TEXT    NOT NULL REFERENCES users (user_id),
+                slot_ms       INTEGER NOT NULL,
+                delivered_at  INTEGER NOT NULL,
+                digest        TEXT    NOT NULL CHECK (json_valid(digest)),
+                PRIMARY KEY (user_id, slot_ms)
+            ) STRICT;
+
+            -- Notification categories registered by an app (JSON owned by the API).
+            CREATE TABLE app_categories (
+                bundle_id   TEXT NOT NULL REFERENCES apps (bundle_id),
+                identifier  TEXT NOT NULL CHECK (length(identifier) > 0),
+                category    TEXT NOT NULL CHECK (json_valid(category)),
+                PRIMARY KEY (bundle_id, identifier)
+            ) STRICT, WITHOUT ROWID;
+
+            -- Localization files uploaded by an app, as uploaded. A String Catalog holds every locale.
+            CREATE TABLE localization_files (
+                bundle_id  TEXT NOT NULL REFERENCES apps (bundle_id),
+                locale     TEXT NOT NULL CHECK (kind = 'xcstrings' OR length(locale) > 0),
+                kind       TEXT NOT NULL CHECK (kind IN ('strings', 'stringsdict', 'xcstrings')),
+                name       TEXT NOT NULL CHECK (length(name) > 0),
+                data       BLOB NOT NULL,
+                PRIMARY KEY (bundle_id, locale, kind, name)
+            ) STRICT;
             """)
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+
+/// The error of a store operation that a store does not implement.
+public struct UnsupportedStoreOperation: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The operation, as `updateDecision`.
+    public let operation: String
+
+    public init(_ operation: String) { self.operation = operation }
+
+    public var description: String { "This store does not implement \(operation)." }
+}
+
+// Defaults for the delivery-policy part of the protocol, so that a store written before it (a test
+// double) keeps compiling: each throws `UnsupportedStoreOperation`, which is not a `StoreError`, so
+// the API reports it as an internal error. `SQLiteStore` implements every one of them.
+extension HeraldStore {
+    public func updateDecision(
+        deviceID: String, id: String, disposition: String, decision: String, releasedAt: Date?, at date: Date
+    ) async throws -> StoredNotification? {
+        throw UnsupportedStoreOperation("updateDecision")
+    }
+
+    public func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification] {
+        throw UnsupportedStoreOperation("heldNotifications")
+    }
+
+    public func appSettings(userID: String) async throws -> [String: AppNotificationSettings] {
+        throw UnsupportedStoreOperation("appSettings")
+    }
+
+    public func setAppSettings(_ settings: AppNotificationSettings, userID: String, bundleID: String) async throws {
+        throw UnsupportedStoreOperation("setAppSettings")
+    }
+
+    public func preferences(userID: String) async throws -> UserPreferences? {
+        throw UnsupportedStoreOperation("preferences")
+    }
+
+    public func setPreferences(_ preferences: UserPreferences, userID: String) async throws {
+        throw UnsupportedStoreOperation("setPreferences")
+    }
+
+    public func focusModes(userID: String) async throws -> [FocusMode] {
+        throw UnsupportedStoreOperation("focusModes")
+    }
+
+    public func upsertFocusMode(_ mode: FocusMode, userID: String) async throws {
+        throw UnsupportedStoreOperation("upsertFocusMode")
+    }
+
+    public func deleteFocusMode(id: String, userID: String) async throws -> Bool {
+        throw UnsupportedStoreOperation("deleteFocusMode")
+    }
+
+    public func summarySchedule(userID: String) async throws -> SummarySchedule? {
+        throw UnsupportedStoreOperation("summarySchedule")
+    }
+
+    public func setSummarySchedule(_ schedule: SummarySchedule, userID: String) async throws {
+        throw UnsupportedStoreOperation("setSummarySchedule")
+    }
+
+    public func deviceState(deviceID: String) async throws -> DeviceState? {
+        throw UnsupportedStoreOperation("deviceState")
+    }
+
+    public func setDeviceState(_ state: DeviceState, deviceID: String) async throws {
+        throw UnsupportedStoreOperation("setDeviceState")
+    }
+
+    public func policyContext(deviceID: String) async throws -> PolicyContextRecord? {
+        throw UnsupportedStoreOperation("policyContext")
+    }
+
+    public func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool {
+        throw UnsupportedStoreOperation("recordSummaryDelivery")
+    }
+
+    public func releaseSummary(
+        userID: String, slot: Date, digest: String, releases: [DecisionUpdate], at date: Date
+    ) async throws -> [StoredNotification]? {
+        throw UnsupportedStoreOperation("releaseSummary")
+    }
+
+    public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[StoredNotification]?] {
+        throw UnsupportedStoreOperation("releaseSummaries")
+    }
+
+    public func lastSummaryDelivery(userID: String) async throws -> Date? {
+        throw UnsupportedStoreOperation("lastSummaryDelivery")
+    }
+
+    public func usersWithSummary() async throws -> [SummaryUserRecord] {
+        throw UnsupportedStoreOperation("usersWithSummary")
+    }
+
+    public func upsertCategory(bundleID: String, identifier: String, json: String) async throws {
+        throw UnsupportedStoreOperation("upsertCategory")
+    }
+
+    public func category(bundleID: String, identifier: String) async throws -> CategoryRecord? {
+        throw UnsupportedStoreOperation("category")
+    }
+
+    public func categories(bundleID: String) async throws -> [CategoryRecord] {
+        throw UnsupportedStoreOperation("categories")
+    }
+
+    public func deleteCategory(bundleID: String, identifier: String) async throws -> Bool {
+        throw UnsupportedStoreOperation("deleteCategory")
+    }
+
+    public func putLocalizationFile(
+        bundleID: String, locale: String, kind: LocalizationFileKind, name: String, data: Data
+    ) async throws {
+        throw UnsupportedStoreOperation("putLocalizationFile")
+    }
+
+    public func localizationFiles(bundleID: String) async throws -> [LocalizationFileRecord] {
+        throw UnsupportedStoreOperation("localizationFiles")
+    }
+
+    public func deleteLocalizationFile(
+        bundleID: String, locale: String, kind: LocalizationFileKind, name: String
+    ) async throws -> Bool {
+        throw UnsupportedStoreOperation("deleteLocalizationFile")
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldPolicy
+@testable import HeraldStore
+import Testing
+
+@Suite("Decisions")
+struct DecisionTests {
+    let now = Fixture.time(100)
+
+    @Test func aDecidedNotificationReadsBackWithItsDecision() async throws {
+        let store = try await Fixture.makePolicyStore()
+        var held = Fixture.decided("held", .heldForSummary)
+        held.releasedAt = Fixture.time(2, milliseconds: 1)
+        let changes = try await store.insert([held, Fixture.decided("alerted", .alerted), Fixture.notification("undecided")])
+
+        #expect(changes[0].disposition == "heldForSummary")
+        #expect(changes[0].decision == Fixture.decisionJSON(.heldForSummary))
+        #expect(changes[0].releasedAt == Fixture.time(2, milliseconds: 1))
+        #expect(changes[2].disposition == nil && changes[2].decision == nil && changes[2].releasedAt == nil)
+        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == changes)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == changes)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "held") == changes[0])
+        // The decision is kept as given: it decodes to the Decision the policy made.
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(changes[0].decision).utf8))
+        #expect(decision.disposition == .heldForSummary)
+        #expect(decision.reasons.contains(.summaryHeld))
+        // A read keeps the decision.
+        let read = try await store.markRead(deviceID: Fixture.deviceID, id: "held", at: Fixture.time(3))
+        #expect(read?.decision == changes[0].decision && read?.disposition == "heldForSummary")
+    }
+
+    @Test func aRetriedNotificationTakesTheNewDecision() async throws {
+        let store = try await Fixture.makePolicyStore()
+        _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
+        let retried = try await store.insert([Fixture.decided("n", .alerted)])
+        #expect(retried.first?.disposition == "alerted")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n")?.decision == Fixture.decisionJSON(.alerted))
+        let undecided = try await store.insert([Fixture.notification("n")])
+        #expect(undecided.first?.disposition == nil && undecided.first?.decision == nil)
+    }
+
+    @Test func anInvalidDecisionIsRefusedOnInsert() async throws {
+        let store = try await Fixture.makePolicyStore()
+        var unknown = Fixture.decided("a", .alerted)
+        unknown.disposition = "shouted"
+        var withoutDecision = Fixture.notification("b")
+        withoutDecision.disposition = Disposition.alerted.rawValue
+        var notJSON = Fixture.decided("c", .alerted)
+        notJSON.decision = "{alerted"
+        var decisionOnly = Fixture.notification("d")
+        decisionOnly.decision = Fixture.decisionJSON(.alerted)
+
+        for notification in [unknown, withoutDecision, notJSON, decisionOnly] {
+            let error = await #expect(throws: StoreError.self) { try await store.insert([Fixture.decided("fine", .alerted), notification]) }
+            #expect(error?.kind == .invalid)
+        }
+        // The batch failed as a whole.
+        #expect(try await store.latestCursor() == 0)
+    }
+
+    @Test func updatingTheDecisionTakesANewSeqTheStreamShows() async throws {
+        let store = try await Fixture.makePolicyStore()
+        _ = try await store.insert([Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted)])
+        _ = try await store.markRead(deviceID: Fixture.deviceID, id: "held", at: Fixture.time(1))
+
+        // When the Focus ends and the notification is decided again
+        let released = try #require(try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "held", disposition: "alerted", decision: Fixture.decisionJSON(.alerted),
+            releasedAt: Fixture.time(10, milliseconds: 3), at: Fixture.time(10)
+        ))
+
+        // Then the row changed with a new seq, keeping the rest of its state
+        #expect(released.seq == 4)
+        #expect(released.disposition == "alerted")
+        #expect(released.decision == Fixture.decisionJSON(.alerted))
+        #expect(released.releasedAt == Fixture.time(10, milliseconds: 3))
+        #expect(released.readAt == Fixture.time(1))
+        #expect(try await store.latestCursor() == 4)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 3, limit: 10, now: now) == [released])
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "held") == released)
+
+        // The same decision again changes nothing
+        let again = try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "held", disposition: "alerted", decision: Fixture.decisionJSON(.alerted),
+            releasedAt: Fixture.time(10, milliseconds: 3), at: Fixture.time(20)
+        )
+        #expect(again == released)
+        #expect(try await store.latestCursor() == 4)
+
+        // A decision without a release time clears it
+        let held = try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "held", disposition: "heldForSummary",
+            decision: Fixture.decisionJSON(.heldForSummary), releasedAt: nil, at: Fixture.time(30)
+        )
+        #expect(held?.seq == 5 && held?.releasedAt == nil && held?.disposition == "heldForSummary")
+    }
+
+    @Test func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing() async throws {
+        let store = try await Fixture.makePolicyStore()
+        _ = try await store.insert([Fixture.decided("n", .alerted)])
+        _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
+        let decision = Fixture.decisionJSON(.listedSilently)
+        #expect(try await store.updateDecision(deviceID: Fixture.deviceID, id: "n", disposition: "listedSilently", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(try await store.updateDecision(deviceID: Fixture.deviceID, id: "nope", disposition: "listedSilently", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(try await store.updateDecision(deviceID: Fixture.otherDeviceID, id: "n", disposition: "listedSilently", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(try await store.latestCursor() == 2)
+    }
+
+    @Test func anInvalidDecisionUpdateChangesNothing() async throws {
+        let store = try await Fixture.makePolicyStore()
+        let stored = try await store.insert([Fixture.decided("n", .heldForSummary)])
+        let badDisposition = await #expect(throws: StoreError.self) {
+            try await store.updateDecision(deviceID: Fixture.deviceID, id: "n", disposition: "later", decision: "{}", releasedAt: nil, at: now)
+        }
+        let badJSON = await #expect(throws: StoreError.self) {
+            try await store.updateDecision(deviceID: Fixture.deviceID, id: "n", disposition: "alerted", decision: "not json", releasedAt: nil, at: now)
+        }
+        #expect(badDisposition?.kind == .invalid)
+        #expect(badJSON?.kind == .invalid)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == stored.first)
+    }
+
+    @Test func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst() async throws {
+        let store = try await Fixture.makePolicyStore()
+        // Given held, delivered and removed notifications on three devices, arriving out of order
+        _ = try await store.insert([
+            Fixture.decided("summary-late", .heldForSummary, receivedAt: Fixture.time(30)),
+            Fixture.decided("focus", .heldForFocus, receivedAt: Fixture.time(20), focusID: "work"),
+            Fixture.decided("summary-early", .heldForSummary, device: Fixture.otherDeviceID, receivedAt: Fixture.time(10)),
+            Fixture.decided("alerted", .alerted, receivedAt: Fixture.time(5)),
+            Fixture.decided("removed", .heldForSummary, receivedAt: Fixture.time(1)),
+            Fixture.notification("undecided", receivedAt: Fixture.time(2)),
+            Fixture.decided("stranger", .heldForSummary, device: Fixture.strangerDeviceID, receivedAt: Fixture.time(3)),
+        ])
+        _ = try await store.remove(deviceID: Fixture.deviceID, id: "removed", at: Fixture.time(40))
+        _ = try await store.markRead(deviceID: Fixture.deviceID, id: "summary-late", at: Fixture.time(41))
+        let devices = [Fixture.deviceID, Fixture.otherDeviceID]
+
+        let summary = try await store.heldNotifications(deviceIDs: devices, dispositions: ["heldForSummary"])
+        #expect(summary.map(\.id) == ["summary-early", "summary-late"])
+        #expect(summary.last?.readAt == Fixture.time(41))
+        let both = try await store.heldNotifications(deviceIDs: devices, dispositions: ["heldForSummary", "heldForFocus"])
+        #expect(both.map(\.id) == ["summary-early", "focus", "summary-late"])
+        #expect(try await store.heldNotifications(deviceIDs: [Fixture.otherDeviceID], dispositions: ["heldForFocus"]).isEmpty)
+        #expect(try await store.heldNotifications(deviceIDs: [], dispositions: ["heldForFocus"]).isEmpty)
+        #expect(try await store.heldNotifications(deviceIDs: devices, dispositions: []).isEmpty)
+
+        let error = await #expect(throws: StoreError.self) {
+            try await store.heldNotifications(deviceIDs: devices, dispositions: ["heldForSummary", "alerted"])
+        }
+        #expect(error?.kind == .invalid)
+    }
+
+    @Test func theHeldListIsReadThroughItsPartialIndex() async throws {
+        // The index and the query name the held dispositions literally: they must be the policy's.
+        #expect(SQLiteStore.heldDispositions == Set(Disposition.allCases.filter(\.isHeld).map(\.rawValue)))
+        let store = try await Fixture.makeStore()
+        let plan = try await store.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.heldSQL, arguments: [#"["device-1"]"#, #"["heldForSummary"]"#]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("notifications_held") }, "plan: \(plan)")
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldPolicy
+@testable import HeraldStore
+import Testing
+
+@Suite("Schema migrations")
+struct MigrationTests {
+    @Test func theMigrationsAreAppendedInOrder() {
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy"])
+    }
+
+    @Test func everyTableIsStrict() async throws {
+        let store = try SQLiteStore.inMemory()
+        let tables = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%'")
+        }
+        let names = Set(tables.map { $0["name"] as String })
+        #expect(names.isSuperset(of: [
+            "notifications", "user_preferences", "app_settings", "focus_modes", "summary_schedules", "device_states",
+            "summary_deliveries", "app_categories", "localization_files",
+        ]))
+        for table in tables {
+            #expect(table["strict"] as Int == 1, "\(table["name"] as String) is not STRICT")
+        }
+    }
+
+    @Test func aVersion1DatabaseKeepsItsDataAndGainsThePolicy() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("herald.sqlite").path
+
+        // Given a database that a version-1 Herald wrote: its schema and rows, nothing of version 2
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v1-notifications")
+        try await old.write { db in
+            try db.execute(sql: """
+                INSERT INTO teams VALUES ('TEAM000001', 'Example', 1750000000123);
+                INSERT INTO apps VALUES ('com.example.app', 'TEAM000001', 'App', 0, 0, 0, 1750000000123);
+                INSERT INTO users VALUES ('user-1', 'Ada', 'abab', 1750000000123);
+                INSERT INTO devices VALUES ('device-1', 'user-1', 'Phone', 1750000000123);
+                INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, collapse_id,
+                    expiration, payload, received_at, delivered_at, read_at, dismissed_at, removed_at)
+                VALUES
+                    (1, 'n1', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, NULL, NULL, '{"aps":{}}', 1750000000123, NULL, 1750000001123, NULL, NULL),
+                    (2, 'n2', 'device-1', 'com.example.app', 'com.example.app', 'alert', 5, 'c', 1750000999, '{"aps":{}}', 1750000002123, 1750000003123, NULL, NULL, NULL);
+                """)
+        }
+        #expect(try await old.read { db in try db.columns(in: "notifications").map(\.name) }.contains("disposition") == false)
+        try old.close()
+
+        // When this version opens it
+        let store: any HeraldStore = try SQLiteStore(path: path)
+
+        // Then the rows are intact, undecided, and the sequence continues
+        let rows = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time())
+        #expect(rows.map(\.id) == ["n1", "n2"])
+        #expect(rows[0].readAt == Fixture.time(1) && rows[0].payload == #"{"aps":{}}"#)
+        #expect(rows[1].collapseID == "c" && rows[1].expiration == 1_750_000_999 && rows[1].deliveredAt == Fixture.time(3))
+        #expect(rows.allSatisfy { $0.disposition == nil && $0.decision == nil && $0.releasedAt == nil })
+        #expect(try await store.user(tokenDigest: "abab")?.userID == Fixture.userID)
+        #expect(try await store.latestCursor() == 2)
+
+        // And the policy works on them
+        let decided = try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "n1", disposition: "heldForSummary",
+            decision: Fixture.decisionJSON(.heldForSummary), releasedAt: nil, at: Fixture.time(5)
+        )
+        #expect(decided?.seq == 3)
+        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID], dispositions: ["heldForSummary"]).map(\.id) == ["n1"])
+        try await store.setDeviceState(DeviceState(isLocked: false), deviceID: Fixture.deviceID)
+        #expect(try await store.policyContext(deviceID: Fixture.deviceID)?.deviceState?.isLocked == false)
+        try await store.close()
+
+        // Opening it again applies nothing twice
+        let reopened = try SQLiteStore(path: path)
+        let applied = try await reopened.writer.read { db in try Schema.migrator.appliedIdentifiers(db) }
+        #expect(applied == ["v1-registry", "v1-notifications", "v2-policy"])
+        #expect(try await reopened.notification(deviceID: Fixture.deviceID, id: "n1") == decided)
+        try await reopened.close()
+    }
+}
