@@ -1,5 +1,5 @@
 import Foundation
-import HeraldAPI
+@testable import HeraldAPI
 import HeraldCore
 import HeraldStore
 import Logging
@@ -119,5 +119,21 @@ struct LiveFeedTests {
         try await harness.push(device.deviceID, id: "now-only", expiration: 0)
         let changes = try await Self.collect(&iterator, count: 1)
         #expect(changes.map(\.notification.id) == ["now-only"])
+    }
+}
+
+@Suite("Feed cursor")
+struct FeedCursorTests {
+    @Test("changes older than the remembered window are never sent twice, late ones inside it are sent once")
+    func windowedDeduplication() {
+        var cursor = FeedCursor(floor: 0, memory: 100)
+        for seq in Int64(1)...10_000 { #expect(cursor.accept(seq) != nil) }
+        // Live changes that queued up while a catch-up had already sent them.
+        #expect(cursor.accept(5) == nil)
+        #expect(cursor.accept(9_950) == nil)
+        // A late change that committed before another but was published after it.
+        #expect(cursor.accept(10_003) == 10_003)
+        #expect(cursor.accept(10_002) == 10_003)
+        #expect(cursor.accept(10_002) == nil)
     }
 }

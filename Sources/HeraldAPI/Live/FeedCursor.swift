@@ -27,6 +27,12 @@ struct FeedCursor: Sendable {
     /// returns the stream cursor to label it with.
     mutating func accept(_ seq: Int64) -> Int64? {
         guard seq > floor, !recent.contains(seq) else { return nil }
+        // Below the cursor, only a change inside the remembered window can be a late one that was
+        // never sent; anything older was sent before the window moved on (e.g. live changes that
+        // queued up while a catch-up read of the store had already sent them).
+        if seq <= position {
+            guard recentStart < recentOrder.count, seq > recentOrder[recentStart] else { return nil }
+        }
         remember(seq)
         position = max(position, seq)
         return position
