@@ -24,6 +24,11 @@ public final class HeraldApplication: Sendable {
     public let authority: LocalCertificateAuthority
     /// The demo setup, when the data directory has one.
     public let demo: DemoSetup?
+    /// The delivery policy: decisions, explanations, the Focus and Scheduled Summary services, and
+    /// the hooks the API calls after it writes user-side state.
+    public let policy: PolicyCoordinator
+    /// The clock the pipeline and the services read (a `ManualClock` in tests).
+    public let clock: any HeraldClock
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
@@ -37,6 +42,17 @@ public final class HeraldApplication: Sendable {
         logger: Logger = Logger(label: "herald"),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> HeraldApplication {
+        try await make(configuration: configuration, logger: logger, clock: SystemClock(now: now))
+    }
+
+    /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
+    /// on a fresh directory, the demo setup; everything reads time from `clock`.
+    public static func make(
+        configuration: HeraldConfiguration,
+        logger: Logger = Logger(label: "herald"),
+        clock: any HeraldClock
+    ) async throws -> HeraldApplication {
+        let now: @Sendable () -> Date = { clock.now }
         let directory = DataDirectory(path: configuration.dataDirectory)
         try directory.create()
         let adminToken = try directory.loadOrCreateAdminToken()
@@ -49,15 +65,16 @@ public final class HeraldApplication: Sendable {
             : try directory.readDemo()
         return HeraldApplication(
             configuration: configuration, dataDirectory: directory, store: store, registry: registry,
-            adminToken: adminToken, authority: authority, demo: demo, logger: logger, now: now
+            adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock
         )
     }
 
     private init(
         configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: SQLiteStore,
         registry: RegistryService, adminToken: String, authority: LocalCertificateAuthority,
-        demo: DemoSetup?, logger: Logger, now: @escaping @Sendable () -> Date
+        demo: DemoSetup?, logger: Logger, clock: any HeraldClock
     ) {
+        let now: @Sendable () -> Date = { clock.now }
         self.configuration = configuration
         self.dataDirectory = dataDirectory
         self.store = store
@@ -67,13 +84,16 @@ public final class HeraldApplication: Sendable {
         self.demo = demo
         self.logger = logger
         self.now = now
+        self.clock = clock
         let hub = LiveHub()
         self.hub = hub
+        let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
+        self.policy = policy
         self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
             hub.publish(changes)
         }
         self.pushService = PushService(
-            registry: registry.cache, writer: writer, hub: hub,
+            registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
             deviceRateLimit: configuration.deviceRateLimit, now: now, logger: logger
         )
     }
@@ -106,10 +126,12 @@ public final class HeraldApplication: Sendable {
         let apnsURL = "http://\(host):\(bound.cleartext.port ?? configuration.apnsPort)"
         let apnsTLSURL = bound.tls.map { "https://\(host):\($0.port ?? 0)" } ?? ""
         let directory = dataDirectory
+        var dependencies = APIDependencies(
+            store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
+        )
+        policy.install(into: &dependencies)
         let api = APIServer.make(
-            dependencies: APIDependencies(
-                store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
-            ),
+            dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger
         ) { apiPort in
             let runtime = RuntimeInfo(
@@ -119,11 +141,16 @@ public final class HeraldApplication: Sendable {
             try? directory.writeRuntime(runtime)
             await onReady(runtime)
         }
-        let streamsCloser = ShutdownHook { [hub] in hub.close() }
+        let streamsCloser = ShutdownHook { [hub, policy] in
+            hub.close()
+            policy.events.finish()
+        }
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: api),
                 .init(service: apns),
+                .init(service: policy.focusService),
+                .init(service: policy.summaryService),
                 .init(service: streamsCloser),
             ],
             gracefulShutdownSignals: signals,

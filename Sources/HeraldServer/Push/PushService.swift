@@ -2,30 +2,37 @@ import Foundation
 import HeraldAPI
 import HeraldAPNs
 import HeraldCore
+import HeraldPolicy
 import HeraldStore
 import Logging
 import Synchronization
 
 /// The push pipeline behind the APNs listeners: validate (APNs rules) → rate limit → expiry →
-/// group commit → live fan-out (from the writer's commit callback) → answer.
+/// delivery decision → group commit → live fan-out (from the writer's commit callback) → answer.
 ///
+/// The decision (disposition + Decision JSON) is stored with the notification in the same group
+/// commit, so the list and the live stream carry it. A notification the policy does not deliver
+/// (authorization denied or not determined) is stored too, with disposition `notDelivered`, so it
+/// can be explained; an expired one is dropped before the decision, as before.
 /// A 200 is returned only after the notification's batch is committed, so it is durable.
 public final class PushService: PushHandler {
     private let registry: RegistryCache
     private let writer: NotificationWriter
     private let hub: LiveHub
+    private let policy: DeliveryPolicyEngine
     private let limiter: Mutex<RateLimiter>
     private let now: @Sendable () -> Date
     private let logger: Logger
 
     /// - Parameter deviceRateLimit: pushes per second per device; 0 turns the limit off.
     public init(
-        registry: RegistryCache, writer: NotificationWriter, hub: LiveHub,
+        registry: RegistryCache, writer: NotificationWriter, hub: LiveHub, policy: DeliveryPolicyEngine,
         deviceRateLimit: Double, now: @escaping @Sendable () -> Date, logger: Logger
     ) {
         self.registry = registry
         self.writer = writer
         self.hub = hub
+        self.policy = policy
         self.limiter = Mutex(RateLimiter(perSecond: deviceRateLimit))
         self.now = now
         self.logger = logger
@@ -61,8 +68,11 @@ public final class PushService: PushHandler {
         default:
             break
         }
-        let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
+        var row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
         do {
+            let decided = try await policy.decide(push: push, receivedAt: now)
+            row.disposition = decided.disposition.rawValue
+            row.decision = decided.json
             _ = try await writer.write(row)
             return accepted
         } catch {

@@ -1,0 +1,138 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+
+/// Explains a stored notification's decision for `GET /v1/notifications/{id}/decision`:
+///
+/// ```json
+/// {"id": "…", "disposition": "heldForFocus", "released_at": null,
+///  "decision": {"disposition", "banner", "sound": {…}, "badge", "lock_screen", "notification_center",
+///               "announce", "preview": {…}, "effective_level", "focus_id", "reason_codes": […]},
+///  "reasons": [{"code": "focus-held", "explanation": "Held: the Work Focus is on and Demo is not an allowed app."}]}
+/// ```
+/// Each reason's sentence names the app and the Focus as they were when it was decided. A decision
+/// without reasons (nothing stood in the way) gets one `allowed` line, so the answer always says why.
+public struct DecisionExplainer: Sendable {
+    let engine: DeliveryPolicyEngine
+
+    /// The explanation of `row`'s decision; `decision` is null and `reasons` empty while it has none.
+    public func explain(_ row: StoredNotification) -> JSONValue {
+        guard let stored = StoredDecision.read(row) else {
+            return .object([
+                "id": .string(row.id), "disposition": optional(row.disposition), "decision": .null,
+                "reasons": .array([]), "released_at": optional(row.releasedAt.map(Self.timestamp)),
+            ])
+        }
+        let decision = stored.decision
+        let reasons: [JSONValue] = reasonLines(row, stored: stored).map { Self.reason($0.code, $0.sentence) }
+        return .object([
+            "id": .string(row.id),
+            "disposition": .string(decision.disposition.rawValue),
+            "decision": Self.json(decision),
+            "reasons": .array(reasons),
+            "released_at": optional(row.releasedAt.map(Self.timestamp)),
+        ])
+    }
+
+    /// Each reason code of the stored decision with its sentence, in the order the rules fired; one
+    /// `allowed` line when the decision has no reasons.
+    func reasonLines(_ row: StoredNotification, stored: StoredDecision) -> [(code: String, sentence: String)] {
+        let decision = stored.decision
+        let appName = engine.app(row.bundleID).name
+        let context = ExplanationContext(
+            appName: appName, focus: stored.context.focus.map(Self.mode), sender: nil,
+            audioRoute: stored.context.audioRoute,
+            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
+        )
+        var lines: [(code: String, sentence: String)] = []
+        if decision.reasons.isEmpty {
+            lines.append(("allowed", Self.allowedSentence(decision.disposition, appName: appName)))
+        }
+        for code in decision.reasons {
+            lines.append((code.rawValue, sentence(code, stored: stored, context: context, appName: appName)))
+        }
+        return lines
+    }
+
+    /// The explanation as JSON text (UTF-8, keys sorted).
+    public func explanationData(_ row: StoredNotification) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(explain(row))
+    }
+
+    private func sentence(_ code: ReasonCode, stored: StoredDecision, context: ExplanationContext, appName: String) -> String {
+        switch code {
+        case ServerReason.releasedFromFocus:
+            let focus = stored.context.releasedFrom.map { Self.mode($0).phrase } ?? "the Focus that held it"
+            return "Released: \(focus) ended or changed, so it was decided again."
+        case ServerReason.releasedFromSummary:
+            return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+        case ServerReason.summaryDelivered:
+            guard let summary = stored.context.summary else { return "Delivered quietly in a Scheduled Summary." }
+            let slot = Self.timestamp(Date(timeIntervalSince1970: Double(summary.slotMilliseconds) / 1000))
+            return "Delivered quietly in the Scheduled Summary of \(slot)" + (summary.isFeatured ? ", as a featured notification." : ".")
+        default:
+            return code.explanation(context)
+        }
+    }
+
+    static func allowedSentence(_ disposition: Disposition, appName: String) -> String {
+        switch disposition {
+        case .alerted: "Alerted: \(appName) may send notifications, and no Focus or Scheduled Summary held it."
+        case .listedSilently: "Listed silently in Notification Center."
+        case .notDelivered: "Not delivered."
+        case .heldForFocus: "Held until the Focus ends."
+        case .heldForSummary: "Held for the next Scheduled Summary."
+        }
+    }
+
+    static func mode(_ focus: StoredDecision.FocusRef) -> FocusMode {
+        FocusMode(id: focus.id, name: focus.name, kind: focus.kind)
+    }
+
+    static func reason(_ code: String, _ sentence: String) -> JSONValue {
+        .object(["code": .string(code), "explanation": .string(sentence)])
+    }
+
+    /// The decision in the API's snake_case shape.
+    static func json(_ decision: Decision) -> JSONValue {
+        var preview: [String: JSONValue] = ["hidden": .bool(false)]
+        if case .hidden(let hidden) = decision.preview {
+            preview = [
+                "hidden": .bool(true), "placeholder": optional(hidden.placeholder),
+                "thread_count": .number(Double(hidden.threadCount)), "locale": .string(hidden.locale),
+                "shows_title": .bool(hidden.showsTitle), "shows_subtitle": .bool(hidden.showsSubtitle),
+            ]
+        }
+        let banner = switch decision.banner {
+        case .none: "none"
+        case .banner: "banner"
+        case .alert: "alert"
+        }
+        return .object([
+            "disposition": .string(decision.disposition.rawValue),
+            "banner": .string(banner),
+            "sound": .object([
+                "plays": .bool(decision.sound.plays), "bypasses_ringer": .bool(decision.sound.bypassesRinger),
+                "volume": decision.sound.volume.map(JSONValue.number) ?? .null,
+            ]),
+            "badge": .bool(decision.badge),
+            "lock_screen": .bool(decision.lockScreen),
+            "notification_center": .bool(decision.notificationCenter),
+            "announce": .bool(decision.announce),
+            "preview": .object(preview),
+            "effective_level": .string(decision.effectiveLevel.rawValue),
+            "focus_id": optional(decision.focusID),
+            "reason_codes": .array(decision.reasons.map { .string($0.rawValue) }),
+        ])
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+private func optional(_ value: String?) -> JSONValue {
+    value.map(JSONValue.string) ?? .null
+}

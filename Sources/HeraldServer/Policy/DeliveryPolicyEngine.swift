@@ -1,0 +1,248 @@
+import Foundation
+import HeraldAPI
+import HeraldCore
+import HeraldPolicy
+import HeraldStore
+import Logging
+import Synchronization
+
+/// The delivery policy wired to the store: builds `NotificationFacts`, loads (and caches) each
+/// device's policy context and each app's categories and localizations, calls the pure `decide`,
+/// and encodes the decision the store keeps.
+///
+/// Caches: a device's context and an app's resources are read from the store once and kept until
+/// an invalidation (`userStateChanged`, `deviceStateChanged`, `appResourcesChanged`), so a push to a
+/// cached device reads nothing from the store. A load that overlaps an invalidation is not cached.
+public final class DeliveryPolicyEngine: Sendable {
+    let store: any HeraldStore
+    let registry: RegistryCache
+    let hub: LiveHub
+    let clock: any HeraldClock
+    let logger: Logger
+    private let cache = Mutex(CacheState())
+
+    private struct CacheState {
+        var devices: [String: DevicePolicyContext] = [:]
+        var apps: [String: AppResources] = [:]
+        /// Bumped by every invalidation: a load that started before one is not cached.
+        var generation: UInt64 = 0
+    }
+
+    /// A decision ready to store.
+    struct Decided: Sendable {
+        var stored: StoredDecision
+        var json: String
+        var disposition: Disposition { stored.decision.disposition }
+    }
+
+    init(store: any HeraldStore, registry: RegistryCache, hub: LiveHub, clock: any HeraldClock, logger: Logger) {
+        self.store = store
+        self.registry = registry
+        self.hub = hub
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: Invalidation
+
+    /// Forgets the cached context of every device of the user (after their settings, preferences,
+    /// Focus modes or summary changed).
+    public func invalidateUser(_ userID: String) {
+        cache.withLock { state in
+            state.generation += 1
+            state.devices = state.devices.filter { $0.value.userID != userID }
+        }
+    }
+
+    /// Forgets the cached context of the device (after its state changed).
+    public func invalidateDevice(_ deviceID: String) {
+        cache.withLock { state in
+            state.generation += 1
+            state.devices[deviceID] = nil
+        }
+    }
+
+    /// Forgets an app's cached categories and localizations.
+    public func invalidateApp(_ bundleID: String) {
+        cache.withLock { state in
+            state.generation += 1
+            state.apps[bundleID] = nil
+        }
+    }
+
+    // MARK: Cached reads
+
+    /// The device's policy context (from the cache when it has it).
+    public func context(deviceID: String) async throws -> DevicePolicyContext {
+        let (cached, generation) = cache.withLock { ($0.devices[deviceID], $0.generation) }
+        if let cached { return cached }
+        let record = try await store.policyContext(deviceID: deviceID)
+        let context = record.map(DevicePolicyContext.init) ?? DevicePolicyContext(deviceID: deviceID, userID: nil)
+        cache.withLock { state in
+            if state.generation == generation { state.devices[deviceID] = context }
+        }
+        return context
+    }
+
+    func resources(bundleID: String) async throws -> AppResources {
+        let (cached, generation) = cache.withLock { ($0.apps[bundleID], $0.generation) }
+        if let cached { return cached }
+        let resources = AppResources(
+            categories: try await store.categories(bundleID: bundleID),
+            files: try await store.localizationFiles(bundleID: bundleID)
+        )
+        cache.withLock { state in
+            if state.generation == generation { state.apps[bundleID] = resources }
+        }
+        return resources
+    }
+
+    /// The app with `bundleID` (a stand-in without entitlements if the registry lost it).
+    func app(_ bundleID: String) -> App {
+        registry.snapshot.apps[bundleID]
+            ?? App(bundleID: bundleID, teamID: "", name: bundleID, entitlements: Entitlements(), createdAt: .distantPast)
+    }
+
+    // MARK: Facts
+
+    /// The facts of a notification, with its category's hidden-preview options.
+    func facts(
+        id: String, bundleID: String, payload: NotificationPayload?, collapseID: String?,
+        expiry: NotificationExpiry?, receivedAt: Date, resources: AppResources
+    ) -> NotificationFacts {
+        var facts = payload.map {
+            NotificationFacts(id: id, bundleID: bundleID, payload: $0, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
+        } ?? NotificationFacts(id: id, bundleID: bundleID, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
+        if let categoryID = facts.categoryID, let category = resources.categories[categoryID] {
+            facts.hiddenPreviewsPlaceholder = category.hiddenPreviewsPlaceholder
+            facts.categoryOptions = category.options
+        }
+        return facts
+    }
+
+    /// The facts of a stored notification (without expiry: it has reached the device).
+    func facts(of row: StoredNotification) async throws -> NotificationFacts {
+        let resources = try await resources(bundleID: row.bundleID)
+        let payload = try? NotificationPayload(json: Data(row.payload.utf8))
+        return facts(
+            id: row.id, bundleID: row.bundleID, payload: payload, collapseID: row.collapseID,
+            expiry: nil, receivedAt: row.receivedAt, resources: resources
+        )
+    }
+
+    // MARK: Deciding
+
+    /// Decides `facts` for the device of `context` at `now`; `released` adds the reason of a release.
+    func decide(
+        _ facts: NotificationFacts, context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
+        releasedFrom: StoredDecision.FocusRef? = nil
+    ) throws -> Decided {
+        let app = app(facts.bundleID)
+        var device = context.deviceState
+        device.hasConnectedSession = hub.hasSession(deviceID: context.deviceID)
+        let focus = context.activeFocus(at: now)
+        var decision = HeraldPolicy.decide(
+            facts, app: app, settings: context.settings(for: facts.bundleID), preferences: context.preferences,
+            focus: focus, summary: context.summary, device: device, now: now
+        )
+        if let released, !decision.disposition.isHeld { decision.reasons.insert(released) }
+        let stored = StoredDecision(decision: decision, context: StoredDecision.Context(
+            focus: focus.map { StoredDecision.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
+            audioRoute: device.audioRoute,
+            releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil
+        ))
+        return Decided(stored: stored, json: try stored.jsonText())
+    }
+
+    /// Decides an accepted push on its arrival: the hot path (no store read when cached).
+    func decide(push: AcceptedPush, receivedAt: Date) async throws -> Decided {
+        let context = try await context(deviceID: push.token.deviceID)
+        let resources = try await resources(bundleID: push.app.bundleID)
+        let facts = facts(
+            id: push.apnsID.lowercased(), bundleID: push.app.bundleID, payload: push.payload,
+            collapseID: push.collapseID, expiry: NotificationExpiry(push.expiration), receivedAt: receivedAt,
+            resources: resources
+        )
+        return try decide(facts, context: context, now: receivedAt)
+    }
+
+    // MARK: Held notifications
+
+    /// Decides again, by the `HeldNotifications` rules, what the user's devices hold at `now`:
+    /// notifications held for a Focus that is no longer on are released (`focusEnded`); when the
+    /// user's state changed, those held by the Focus still on (`focusChanged`) and those held for a
+    /// summary that was turned off or left by their app are decided again too. Stores the new
+    /// decisions, publishes the changed rows to the live hub and returns them in seq order.
+    func reevaluateHeld(userID: String, stateChanged: Bool, now: Date) async throws -> [StoredNotification] {
+        let devices = try await store.devices(userID: userID)
+        let dispositions = stateChanged
+            ? [Disposition.heldForFocus.rawValue, Disposition.heldForSummary.rawValue]
+            : [Disposition.heldForFocus.rawValue]
+        var changes: [StoredNotification] = []
+        for device in devices {
+            let rows = try await store.heldNotifications(deviceIDs: [device.deviceID], dispositions: dispositions)
+            guard !rows.isEmpty else { continue }
+            let context = try await context(deviceID: device.deviceID)
+            var machine = HeldNotifications()
+            var seqByID: [String: Int64] = [:]
+            for row in rows {
+                guard let stored = StoredDecision.read(row) else { continue }
+                _ = machine.event(.decided(try await facts(of: row), stored.decision, at: row.receivedAt))
+                seqByID[row.id] = row.seq
+            }
+            var events: [PolicyEvent] = []
+            let active = context.activeFocus(at: now)?.mode.id
+            var focusIDs: [String] = []
+            var summaryApps: [String] = []
+            for item in machine.held {
+                switch item.hold {
+                case .focus(let modeID) where !focusIDs.contains(modeID): focusIDs.append(modeID)
+                case .summary where !summaryApps.contains(item.notification.bundleID): summaryApps.append(item.notification.bundleID)
+                default: break
+                }
+            }
+            for modeID in focusIDs {
+                if modeID != active {
+                    events.append(.focusEnded(modeID: modeID, at: now))
+                } else if stateChanged {
+                    events.append(.focusChanged(modeID: modeID, at: now))
+                }
+            }
+            if stateChanged {
+                if !context.summary.isOn {
+                    events.append(.summaryTurnedOff(at: now))
+                } else {
+                    for bundleID in summaryApps where !context.summary.holds(app: bundleID, settings: context.settings(for: bundleID)) {
+                        events.append(.appLeftSummary(bundleID: bundleID, at: now))
+                    }
+                }
+            }
+            for event in events {
+                for action in machine.event(event) {
+                    guard case .redecide(let facts, let cause, let at) = action else { continue }
+                    let reason: ReasonCode = switch cause {
+                    case .focusEnded, .focusChanged: ServerReason.releasedFromFocus
+                    case .appLeftSummary, .summaryTurnedOff: ServerReason.releasedFromSummary
+                    }
+                    var releasedFrom: StoredDecision.FocusRef?
+                    switch cause {
+                    case .focusEnded(let modeID), .focusChanged(let modeID):
+                        releasedFrom = context.focusModes[modeID].map { StoredDecision.FocusRef(id: $0.id, name: $0.name, kind: $0.kind) }
+                            ?? StoredDecision.FocusRef(id: modeID, name: modeID, kind: .custom)
+                    case .appLeftSummary, .summaryTurnedOff:
+                        releasedFrom = nil
+                    }
+                    let decided = try decide(facts, context: context, now: at, released: reason, releasedFrom: releasedFrom)
+                    let updated = try await store.updateDecision(
+                        deviceID: device.deviceID, id: facts.id, disposition: decided.disposition.rawValue,
+                        decision: decided.json, releasedAt: decided.disposition.isHeld ? nil : at, at: at
+                    )
+                    if let updated, updated.seq != seqByID[facts.id] { changes.append(updated) }
+                }
+            }
+        }
+        changes.sort { $0.seq < $1.seq }
+        hub.publish(changes)
+        return changes
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+import Synchronization
+
+/// A Scheduled Summary delivered to a user.
+public struct SummaryDelivery: Sendable {
+    public var userID: String
+    /// The summary time it is for.
+    public var slot: Date
+    /// When it was released (later than `slot` after a restart that missed the time).
+    public var deliveredAt: Date
+    public var digest: SummaryDigest
+    /// The released notifications as stored, in seq order; empty when `wasDeliveredBefore`.
+    public var changes: [StoredNotification]
+    /// Whether the store had this summary time delivered already (nothing changed).
+    public var wasDeliveredBefore: Bool
+}
+
+/// What the policy services did, for whoever watches (streams, tests).
+public enum PolicyServiceEvent: Sendable {
+    /// Held notifications of a user were decided again (a Focus ended or changed, the summary
+    /// changed); `changes` are the rows that got a new decision, in seq order (maybe none).
+    case heldReevaluated(userID: String, at: Date, changes: [StoredNotification])
+    /// A Scheduled Summary was delivered as one digest.
+    case summaryDelivered(SummaryDelivery)
+    /// A service finished its start-up pass (catch-up of what happened while Herald was down).
+    case serviceReady(name: String)
+}
+
+/// Fans the policy services' events out to subscribers. Publishing never waits.
+public final class PolicyEvents: Sendable {
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<PolicyServiceEvent>.Continuation] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// The events from now on, until the subscriber stops iterating.
+    public func subscribe() -> AsyncStream<PolicyServiceEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PolicyServiceEvent.self)
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(_ event: PolicyServiceEvent) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for subscriber in subscribers { subscriber.yield(event) }
+    }
+
+    /// Ends every subscription (shutdown).
+    func finish() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+}

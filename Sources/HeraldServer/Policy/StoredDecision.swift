@@ -1,0 +1,89 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+
+/// The decision JSON stored with a notification: the `Decision` as HeraldPolicy encodes it, plus a
+/// `context` key with what its sentences name (the Focus that was on, the audio route) and, for a
+/// notification released by a Scheduled Summary, the summary it came in.
+///
+/// `Decision` decodes from this JSON as it is (it ignores the extra key).
+struct StoredDecision: Codable, Sendable, Hashable {
+    /// The Focus that was on when it was decided.
+    struct FocusRef: Codable, Sendable, Hashable {
+        var id: String
+        var name: String
+        var kind: FocusKind
+    }
+
+    /// The Scheduled Summary that released it.
+    struct SummaryRef: Codable, Sendable, Hashable {
+        /// The summary time (slot), milliseconds since 1970.
+        var slotMilliseconds: Int64
+        var isFeatured: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case slotMilliseconds = "slot_ms", isFeatured = "featured"
+        }
+    }
+
+    struct Context: Codable, Sendable, Hashable {
+        var focus: FocusRef?
+        var audioRoute: AudioRoute
+        var summary: SummaryRef?
+        /// The Focus whose end (or change) released it.
+        var releasedFrom: FocusRef?
+
+        enum CodingKeys: String, CodingKey {
+            case focus, summary, audioRoute = "audio_route", releasedFrom = "released_from"
+        }
+    }
+
+    var decision: Decision
+    var context: Context
+
+    init(decision: Decision, context: Context) {
+        self.decision = decision
+        self.context = context
+    }
+
+    init(from decoder: any Decoder) throws {
+        decision = try Decision(from: decoder)
+        let container = try decoder.container(keyedBy: ExtraKeys.self)
+        context = try container.decodeIfPresent(Context.self, forKey: .context) ?? Context(audioRoute: .none)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try decision.encode(to: encoder)
+        var container = encoder.container(keyedBy: ExtraKeys.self)
+        try container.encode(context, forKey: .context)
+    }
+
+    private enum ExtraKeys: String, CodingKey { case context }
+
+    /// The JSON text the store keeps.
+    func jsonText() throws -> String {
+        String(decoding: try Self.encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The stored decision of a row; nil when it has none or it does not read.
+    static func read(_ row: StoredNotification) -> StoredDecision? {
+        guard let text = row.decision else { return nil }
+        return try? JSONDecoder().decode(StoredDecision.self, from: Data(text.utf8))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// Reason codes the server adds to a pure decision when it releases a held notification.
+enum ServerReason {
+    /// Released by its Focus ending (or changing) and decided again.
+    static let releasedFromFocus = ReasonCode(rawValue: "released-focus-ended")
+    /// Released when the app left the Scheduled Summary or the summary was turned off.
+    static let releasedFromSummary = ReasonCode(rawValue: "released-summary-off")
+    /// Delivered quietly in a Scheduled Summary.
+    static let summaryDelivered = ReasonCode(rawValue: "summary-delivered")
+}
