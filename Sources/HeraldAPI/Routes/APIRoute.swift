@@ -24,6 +24,9 @@ enum APIRoutes {
             + AdminRoutes(registry: dependencies.registry, authenticator: authenticator).routes
             + DeviceRoutes(store: dependencies.store, hub: dependencies.hub, authenticator: authenticator, now: dependencies.now).routes
             + ServerSentEvents(dependencies: dependencies, authenticator: authenticator).routes
+            + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

@@ -1,0 +1,138 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+import HeraldStore
+import Hummingbird
+
+/// `GET /v1/notifications/{id}/decision`: how a notification interrupted, with a sentence per
+/// reason. Searches the devices of the token's user (`?device_id=` picks one); a notification of
+/// another user's device answers 404 like one that does not exist.
+struct DecisionRoutes: Sendable {
+    let dependencies: APIDependencies
+    let authenticator: Authenticator
+
+    var store: any HeraldStore { dependencies.store }
+
+    var routes: [APIRoute] {
+        [APIRoute(.get, "/v1/notifications/{id}/decision", decision)]
+    }
+
+    static let notFound = APIError.notFound("notification_not_found", "There is no notification with this id on your devices.")
+
+    @Sendable func decision(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try context.parameters.require("id")
+        var devices = try await store.devices(userID: user.userID).sorted { ($0.createdAt, $0.deviceID) < ($1.createdAt, $1.deviceID) }
+        if let deviceID = request.uri.queryParameters.get("device_id") {
+            devices = devices.filter { $0.deviceID == deviceID }
+            guard !devices.isEmpty else { throw APIError.deviceNotFound }
+        }
+        for device in devices {
+            for candidate in Set([id, id.lowercased()]).sorted(by: >) {
+                if let row = try await store.notification(deviceID: device.deviceID, id: candidate) {
+                    let explanation = try await explain(row, device: device)
+                    return JSONBody.response(DecisionJSON.json(row, explanation: explanation))
+                }
+            }
+        }
+        throw Self.notFound
+    }
+
+    /// The hook's explanation, else the stored decision's reasons with their sentences.
+    func explain(_ row: StoredNotification, device: Device) async throws -> DecisionExplanation {
+        if let hook = dependencies.explainNotification, let explanation = try await hook(row, device) {
+            return explanation
+        }
+        guard let text = row.decision, let decision = try? JSONDecoder().decode(Decision.self, from: Data(text.utf8)) else {
+            return DecisionExplanation(decision: nil, explanations: [], releasedAt: row.releasedAt)
+        }
+        var appName = dependencies.registry.cache.snapshot.apps[row.bundleID]?.name
+        if appName == nil { appName = try await store.apps().first { $0.bundleID == row.bundleID }?.name }
+        // The server stores what the sentences name beside the decision (`context`: the Focus that
+        // was on, the audio route); without it, the user's Focus and device state now.
+        let stored = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))?.objectValue?["context"]?.objectValue
+        var focus: FocusMode?
+        if let ref = stored?["focus"]?.objectValue, let id = ref["id"]?.stringValue, let name = ref["name"]?.stringValue {
+            let kind = ref["kind"]?.stringValue.flatMap(FocusKind.init(rawValue:)) ?? .custom
+            focus = FocusMode(id: id, name: name, kind: kind)
+        } else if let focusID = decision.focusID {
+            focus = FocusCatalog.modes(stored: try await store.focusModes(userID: device.userID)).first { $0.id == focusID }
+        }
+        var audioRoute = stored?["audio_route"]?.stringValue.flatMap(AudioRoute.init(rawValue:))
+        if audioRoute == nil { audioRoute = try await store.deviceState(deviceID: device.deviceID)?.audioRoute }
+        let context = ExplanationContext(
+            appName: appName ?? row.bundleID, focus: focus, sender: Self.facts(row),
+            audioRoute: audioRoute ?? .none,
+            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
+        )
+        return DecisionExplanation(decision: decision, explanations: decision.explanations(context), releasedAt: row.releasedAt)
+    }
+
+    /// The sender handle of a communication notification, when the payload names one.
+    static func facts(_ row: StoredNotification) -> PersonHandle? {
+        UserStateRoutes.facts(row).sender
+    }
+}
+
+/// The JSON of a decision and its explanation.
+enum DecisionJSON {
+    static func json(_ row: StoredNotification, explanation: DecisionExplanation) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "notification_id": .string(row.id),
+            "device_id": .string(row.deviceID),
+            "bundle_id": .string(row.bundleID),
+            "received_at": .string(Timestamp.string(row.receivedAt)),
+            "released_at": .optional(Timestamp.string(explanation.releasedAt ?? row.releasedAt)),
+            "decided": .bool(explanation.decision != nil),
+            "disposition": .optional(explanation.decision?.disposition.rawValue ?? row.disposition),
+            "decision": explanation.decision.map(decision) ?? .null,
+            "reasons": .array(explanation.explanations.map { item in
+                .object(["code": .string(item.code.rawValue), "sentence": .string(item.sentence)])
+            }),
+        ]
+        let summary = explanation.summary ?? explanation.decision.map { Self.summary($0.disposition) }
+        object["summary"] = .optional(summary ?? "Not decided yet.")
+        return .object(object)
+    }
+
+    static func decision(_ decision: Decision) -> JSONValue {
+        var preview: JSONValue = .object(["hidden": .bool(false)])
+        if case .hidden(let hidden) = decision.preview {
+            preview = .object([
+                "hidden": .bool(true),
+                "placeholder": .optional(hidden.placeholder),
+                "thread_count": .number(Double(hidden.threadCount)),
+                "locale": .string(hidden.locale),
+                "shows_title": .bool(hidden.showsTitle),
+                "shows_subtitle": .bool(hidden.showsSubtitle),
+            ])
+        }
+        return .object([
+            "disposition": .string(decision.disposition.rawValue),
+            "banner": .string(PolicyNames.name(decision.banner, in: PolicyNames.alertStyle)),
+            "sound": .object([
+                "plays": .bool(decision.sound.plays),
+                "bypasses_ringer": .bool(decision.sound.bypassesRinger),
+                "volume": decision.sound.volume.map(JSONValue.number) ?? .null,
+            ]),
+            "badge": .bool(decision.badge),
+            "lock_screen": .bool(decision.lockScreen),
+            "notification_center": .bool(decision.notificationCenter),
+            "announce": .bool(decision.announce),
+            "preview": preview,
+            "effective_level": .string(decision.effectiveLevel.rawValue),
+            "focus_id": .optional(decision.focusID),
+            "reason_codes": .strings(decision.reasons.map(\.rawValue)),
+        ])
+    }
+
+    static func summary(_ disposition: Disposition) -> String {
+        switch disposition {
+        case .notDelivered: "Not delivered."
+        case .listedSilently: "Listed silently in Notification Center."
+        case .alerted: "Alerted."
+        case .heldForFocus: "Held until the Focus ends."
+        case .heldForSummary: "Held for the next Scheduled Summary."
+        }
+    }
+}

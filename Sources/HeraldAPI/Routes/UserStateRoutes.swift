@@ -1,0 +1,318 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+import HeraldStore
+import Hummingbird
+
+/// The user-side state of the delivery policy (`/v1/me/…`, user token), shared by all devices of
+/// the user: per-app settings, preferences, Focus modes, the Scheduled Summary; and each device's
+/// state (`/v1/devices/{device_id}/state`, owner only). Every committed change calls the hooks.
+struct UserStateRoutes: Sendable {
+    let dependencies: APIDependencies
+    let authenticator: Authenticator
+
+    var store: any HeraldStore { dependencies.store }
+    var now: Date { dependencies.now() }
+
+    var routes: [APIRoute] {
+        [
+            APIRoute(.get, "/v1/me/apps/{bundle_id}/settings", getAppSettings),
+            APIRoute(.put, "/v1/me/apps/{bundle_id}/settings", putAppSettings),
+            APIRoute(.get, "/v1/me/preferences", getPreferences),
+            APIRoute(.put, "/v1/me/preferences", putPreferences),
+            APIRoute(.get, "/v1/me/focus-modes", listFocusModes),
+            APIRoute(.put, "/v1/me/focus-modes/{id}", putFocusMode),
+            APIRoute(.delete, "/v1/me/focus-modes/{id}", deleteFocusMode),
+            APIRoute(.post, "/v1/me/focus-modes/{id}/on", focusOn),
+            APIRoute(.post, "/v1/me/focus-modes/{id}/off", focusOff),
+            APIRoute(.get, "/v1/me/focus", activeFocus),
+            APIRoute(.get, "/v1/me/summary", getSummary),
+            APIRoute(.put, "/v1/me/summary", putSummary),
+            APIRoute(.get, "/v1/me/summary/next", nextSummary),
+            APIRoute(.get, "/v1/devices/{device_id}/state", getDeviceState),
+            APIRoute(.put, "/v1/devices/{device_id}/state", putDeviceState),
+        ]
+    }
+
+    // MARK: Per-app settings
+
+    @Sendable func getAppSettings(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let bundleID = try await requireApp(context)
+        let stored = try await store.appSettings(userID: user.userID)[bundleID]
+        return JSONBody.response(AppSettingsJSON.json(stored ?? dependencies.defaultAppSettings, bundleID: bundleID, isDefault: stored == nil))
+    }
+
+    @Sendable func putAppSettings(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let bundleID = try await requireApp(context)
+        let fields = try await JSONFields.body(request, context: context)
+        let current = try await store.appSettings(userID: user.userID)[bundleID] ?? dependencies.defaultAppSettings
+        let settings = try AppSettingsJSON.apply(fields, to: current)
+        try await mapStoreErrors { try await store.setAppSettings(settings, userID: user.userID, bundleID: bundleID) }
+        await dependencies.onUserStateChanged(user.userID)
+        return JSONBody.response(AppSettingsJSON.json(settings, bundleID: bundleID, isDefault: false))
+    }
+
+    // MARK: Preferences
+
+    @Sendable func getPreferences(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let preferences = try await store.preferences(userID: user.userID) ?? UserPreferences()
+        return JSONBody.response(PreferencesJSON.json(preferences))
+    }
+
+    @Sendable func putPreferences(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let fields = try await JSONFields.body(request, context: context)
+        let current = try await store.preferences(userID: user.userID) ?? UserPreferences()
+        let preferences = try PreferencesJSON.apply(fields, to: current)
+        try await mapStoreErrors { try await store.setPreferences(preferences, userID: user.userID) }
+        await dependencies.onUserStateChanged(user.userID)
+        return JSONBody.response(PreferencesJSON.json(preferences))
+    }
+
+    // MARK: Focus
+
+    /// The user's modes (built-ins included) and their time zone.
+    private func focusState(userID: String) async throws -> (modes: [FocusMode], zone: TimeZone) {
+        let stored = try await store.focusModes(userID: userID)
+        let zone = try await store.preferences(userID: userID)?.timeZone ?? TimeZone(identifier: "UTC")!
+        return (FocusCatalog.modes(stored: stored), zone)
+    }
+
+    private func focusID(_ context: APIRequestContext) throws -> String {
+        let id = try context.parameters.require("id")
+        guard Identifiers.isFocusID(id) else {
+            throw APIError.invalidParameter("id", "must be 1 to 64 lowercase letters, digits, `_` or `-`.")
+        }
+        return id
+    }
+
+    @Sendable func listFocusModes(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let (modes, zone) = try await focusState(userID: user.userID)
+        let active = FocusModes(modes).active(at: now, in: zone)
+        return JSONBody.response(JSONValue.object(["focus_modes": .array(modes.map { FocusCatalog.json($0, active: active) })]))
+    }
+
+    @Sendable func putFocusMode(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try focusID(context)
+        let fields = try await JSONFields.body(request, context: context)
+        let (modes, zone) = try await focusState(userID: user.userID)
+        let isNew = !modes.contains { $0.id == id }
+        if isNew, !fields.has("name") { throw APIError.missingField("name") }
+        let current = modes.first { $0.id == id } ?? FocusMode(id: id, name: id, kind: .custom)
+        let mode = try FocusCatalog.apply(fields, to: current)
+        try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
+        await dependencies.onUserStateChanged(user.userID)
+        let updated = modes.map { $0.id == id ? mode : $0 } + (isNew ? [mode] : [])
+        let active = FocusModes(updated).active(at: now, in: zone)
+        return JSONBody.response(status: isNew ? .created : .ok, FocusCatalog.json(mode, active: active))
+    }
+
+    @Sendable func deleteFocusMode(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try focusID(context)
+        guard !FocusCatalog.isBuiltIn(id) else {
+            throw APIError(.badRequest, code: "focus_built_in", message: "The built-in Focus `\(id)` cannot be deleted; only custom ones can.")
+        }
+        guard try await store.deleteFocusMode(id: id, userID: user.userID) else {
+            throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
+        }
+        await dependencies.onUserStateChanged(user.userID)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func focusOn(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try focusID(context)
+        let fields = try await JSONFields.optionalBody(request, context: context)
+        try fields.allowOnly(["until"])
+        let instant = now
+        var until: Date?
+        if let text = try fields.nullableString("until") ?? nil {
+            guard let date = Self.parseTimestamp(text) else {
+                throw APIError.invalidField("until", "must be an ISO 8601 timestamp like 2026-01-02T18:00:00Z.")
+            }
+            guard date > instant else { throw APIError.invalidField("until", "must be in the future.") }
+            until = date
+        }
+        var (modes, zone) = try await focusState(userID: user.userID)
+        guard let index = modes.firstIndex(where: { $0.id == id }) else {
+            throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
+        }
+        // One Focus at a time: turning one on turns off the others that were turned on by hand.
+        var changed: [FocusMode] = []
+        for other in modes.indices where other != index {
+            if case .on = modes[other].manual {
+                modes[other].manual = .off(since: instant)
+                changed.append(modes[other])
+            }
+        }
+        modes[index].manual = .on(since: instant, until: until)
+        changed.append(modes[index])
+        for mode in changed {
+            try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
+        }
+        await dependencies.onUserStateChanged(user.userID)
+        let active = FocusModes(modes).active(at: instant, in: zone)
+        return JSONBody.response(FocusCatalog.json(modes[index], active: active))
+    }
+
+    @Sendable func focusOff(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try focusID(context)
+        var (modes, zone) = try await focusState(userID: user.userID)
+        guard let index = modes.firstIndex(where: { $0.id == id }) else {
+            throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
+        }
+        let instant = now
+        modes[index].manual = .off(since: instant)
+        try await mapStoreErrors { try await store.upsertFocusMode(modes[index], userID: user.userID) }
+        await dependencies.onUserStateChanged(user.userID)
+        let active = FocusModes(modes).active(at: instant, in: zone)
+        return JSONBody.response(FocusCatalog.json(modes[index], active: active))
+    }
+
+    @Sendable func activeFocus(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let (modes, zone) = try await focusState(userID: user.userID)
+        let instant = now
+        let focusModes = FocusModes(modes)
+        return JSONBody.response(FocusCatalog.activeJSON(
+            focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone), timeZone: zone
+        ))
+    }
+
+    // MARK: Scheduled Summary
+
+    @Sendable func getSummary(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let schedule = try await store.summarySchedule(userID: user.userID) ?? .off
+        let zone = try await store.preferences(userID: user.userID)?.timeZone ?? TimeZone(identifier: "UTC")!
+        return JSONBody.response(SummaryJSON.json(schedule, next: schedule.nextDelivery(after: now, in: zone)))
+    }
+
+    @Sendable func putSummary(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let fields = try await JSONFields.body(request, context: context)
+        let current = try await store.summarySchedule(userID: user.userID) ?? .off
+        let schedule = try SummaryJSON.apply(fields, to: current)
+        try await mapStoreErrors { try await store.setSummarySchedule(schedule, userID: user.userID) }
+        await dependencies.onUserStateChanged(user.userID)
+        let zone = try await store.preferences(userID: user.userID)?.timeZone ?? TimeZone(identifier: "UTC")!
+        return JSONBody.response(SummaryJSON.json(schedule, next: schedule.nextDelivery(after: now, in: zone)))
+    }
+
+    @Sendable func nextSummary(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let instant = now
+        let deviceIDs = try await store.devices(userID: user.userID).map(\.deviceID)
+        let held = try await store.heldNotifications(deviceIDs: deviceIDs, dispositions: [Disposition.heldForSummary.rawValue])
+        let preview: SummaryPreview
+        if let hook = dependencies.nextSummaryPreview {
+            preview = try await hook(user.userID, instant)
+        } else {
+            let schedule = try await store.summarySchedule(userID: user.userID) ?? .off
+            let zone = try await store.preferences(userID: user.userID)?.timeZone ?? TimeZone(identifier: "UTC")!
+            let at = schedule.nextDelivery(after: instant, in: zone)
+            let facts = held.map(Self.facts)
+            preview = SummaryPreview(at: at, digest: SummaryDigest.make(from: facts, now: at ?? instant))
+        }
+        return JSONBody.response(SummaryPreviewJSON.json(preview, rows: held))
+    }
+
+    /// The policy facts of a stored notification (its payload parsed again).
+    static func facts(_ row: StoredNotification) -> NotificationFacts {
+        guard let payload = try? NotificationPayload(json: Data(row.payload.utf8)) else {
+            return NotificationFacts(id: row.id, bundleID: row.bundleID, receivedAt: row.receivedAt)
+        }
+        return NotificationFacts(id: row.id, bundleID: row.bundleID, payload: payload, collapseID: row.collapseID, receivedAt: row.receivedAt)
+    }
+
+    // MARK: Device state
+
+    @Sendable func getDeviceState(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
+        let state = try await store.deviceState(deviceID: device.deviceID) ?? DeviceState()
+        return JSONBody.response(DeviceStateJSON.json(state, deviceID: device.deviceID))
+    }
+
+    @Sendable func putDeviceState(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
+        let fields = try await JSONFields.body(request, context: context)
+        let current = try await store.deviceState(deviceID: device.deviceID) ?? DeviceState()
+        var state = try DeviceStateJSON.apply(fields, to: current)
+        state.hasConnectedSession = dependencies.hub.hasSession(deviceID: device.deviceID)
+        try await mapStoreErrors { try await store.setDeviceState(state, deviceID: device.deviceID) }
+        let json = DeviceStateJSON.json(state, deviceID: device.deviceID)
+        dependencies.hub.publishState(deviceID: device.deviceID, json)
+        await dependencies.onDeviceStateChanged(device.deviceID)
+        return JSONBody.response(json)
+    }
+
+    // MARK: Helpers
+
+    /// The path's bundle id, when an app has it (404 `app_not_found` otherwise).
+    private func requireApp(_ context: APIRequestContext) async throws -> String {
+        let bundleID = try context.parameters.require("bundle_id")
+        if dependencies.registry.cache.snapshot.apps[bundleID] != nil { return bundleID }
+        guard try await store.apps().contains(where: { $0.bundleID == bundleID }) else {
+            throw APIError.notFound("app_not_found", "There is no app with this bundle id.")
+        }
+        return bundleID
+    }
+
+    static func parseTimestamp(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+    }
+}
+
+/// Store errors as API errors (a user or app that vanished meanwhile, a value the store refuses).
+func mapStoreErrors<T>(_ operation: () async throws -> T) async throws -> T {
+    do {
+        return try await operation()
+    } catch let error as StoreError {
+        switch error.kind {
+        case .notFound: throw APIError.notFound("not_found", error.message)
+        case .conflict: throw APIError.conflict("conflict", error.message)
+        case .invalid: throw APIError(.badRequest, code: "invalid_request", message: error.message)
+        }
+    }
+}
+
+/// The JSON of a summary preview: when, how many, and the digest per app.
+enum SummaryPreviewJSON {
+    static func json(_ preview: SummaryPreview, rows: [StoredNotification]) -> JSONValue {
+        var byID: [String: StoredNotification] = [:]
+        for row in rows { byID[row.id] = row }
+        let featured = Set(preview.digest.featured.map(\.id))
+        return .object([
+            "deliver_at": .optional(Timestamp.string(preview.at)),
+            "count": .number(Double(preview.digest.count)),
+            "apps": .array(preview.digest.apps.map { section in
+                .object([
+                    "bundle_id": .string(section.bundleID),
+                    "featured": .bool(section.isFeatured),
+                    "notifications": .array(section.notifications.map { facts in
+                        let alert = byID[facts.id].flatMap { NotificationJSON($0).alert }
+                        return .object([
+                            "id": .string(facts.id),
+                            "device_id": .optional(byID[facts.id]?.deviceID),
+                            "interruption_level": .string(facts.level.rawValue),
+                            "relevance_score": .number(facts.relevanceScore),
+                            "thread_id": .optional(facts.threadID),
+                            "received_at": .string(Timestamp.string(facts.receivedAt)),
+                            "featured": .bool(featured.contains(facts.id)),
+                            "title": .optional(alert?.title),
+                            "body": .optional(alert?.body),
+                        ])
+                    }),
+                ])
+            }),
+        ])
+    }
+}
