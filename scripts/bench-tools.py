@@ -119,8 +119,14 @@ class SSEState:
         self.notifications = 0      # `event: notification` lines
         self.removed = 0            # `event: removed` lines
         self.other_events = 0
-        self.cursors = set()        # distinct `id:` values of notification events
+        self.cursors = set()        # distinct `id:` values (stream cursors) of notification events
+        self.ids = set()            # distinct notification ids (the `id` of the data JSON)
+        self.bad_data = 0           # data lines that were not JSON
         self.out_of_order = 0       # a cursor not larger than the previous one
+        self.duplicates = 0         # a notification id received before
+        self.first_time = 0         # events whose cursor was new
+        self.regressions = []       # the first cursor regressions (previous -> next)
+        self.trace = []             # (arrival unix s, stream cursor, the row's cursor, 1 if a repeat) per event
         self.last_cursor = None
         self.first_event_at = None
         self.last_event_at = None
@@ -137,7 +143,11 @@ class SSEState:
             "removed": self.removed,
             "other_events": self.other_events,
             "distinct_cursors": len(self.cursors),
+            "distinct_ids": len(self.ids),
+            "bad_data": self.bad_data,
             "out_of_order": self.out_of_order,
+            "duplicates": self.duplicates,
+            "regressions": self.regressions,
             "last_cursor": self.last_cursor,
             "connected_at": self.connected_at,
             "first_event_at": self.first_event_at,
@@ -146,6 +156,8 @@ class SSEState:
         }
         if final:
             data["lag_samples"] = self.lag_samples
+            with open(self.path + ".trace", "w") as f:
+                f.writelines(f"{t:.6f} {c} {rc} {rep}\n" for t, c, rc, rep in self.trace)
         tmp = self.path + ".tmp"
         with open(tmp, "w") as f:
             json.dump(data, f)
@@ -272,21 +284,42 @@ def sse(api_url, device_id, token, state_path, max_seconds):
                     state.notifications += 1
                     state.first_event_at = state.first_event_at or now
                     state.last_event_at = now
+                    try:
+                        body = json.loads(data_line) if data_line is not None else {}
+                    except ValueError:
+                        body = {}
+                        state.bad_data += 1
+                    nid = body.get("id")
+                    first_time = nid is None or nid not in state.ids
+                    if nid is not None:
+                        if first_time:
+                            state.ids.add(nid)
+                        else:
+                            state.duplicates += 1
+                    c = None
                     if event_id is not None:
                         state.cursors.add(event_id)
+                        state.last_cursor = event_id.decode("ascii", "replace")
                         try:
                             c = int(event_id)
-                            if previous_cursor is not None and c <= previous_cursor:
-                                state.out_of_order += 1
-                            previous_cursor = c
                         except ValueError:
                             pass
-                        state.last_cursor = event_id.decode("ascii", "replace")
-                    if data_line is not None and state.notifications % LAG_EVERY == 0:
-                        m = RECEIVED_AT.search(data_line)
-                        if m:
+                    if c is not None:
+                        if previous_cursor is not None and c <= previous_cursor:
+                            state.out_of_order += 1
+                            if len(state.regressions) < 20:
+                                state.regressions.append(
+                                    {"at_event": state.notifications, "previous": previous_cursor, "next": c,
+                                     "row_cursor": body.get("cursor"), "repeat": not first_time,
+                                     "t": round(now - state.connected_at, 3)}
+                                )
+                        previous_cursor = c
+                    state.trace.append((now, c, body.get("cursor"), 0 if first_time else 1))
+                    if first_time:
+                        state.first_time += 1
+                        if state.first_time % LAG_EVERY == 0 and body.get("received_at"):
                             try:
-                                state.lag_samples.append((now, (now - parse_iso_ms(m.group(1))) * 1000.0))
+                                state.lag_samples.append((now, (now - parse_iso_ms(body["received_at"].encode())) * 1000.0))
                             except ValueError:
                                 pass
                 elif event_type == b"removed":
@@ -512,7 +545,9 @@ def report(results_dir, out_path):
     stored = herald.get("stored_after")
     stored_before = herald.get("stored_before")
     stored_new = (stored - (stored_before or 0)) if stored is not None else None
-    sse_n = sse_state.get("notifications")
+    sse_events = sse_state.get("notifications")
+    sse_n = sse_state.get("distinct_ids")
+    sse_dups = sse_state.get("duplicates") or 0
 
     durable_rate = hz["max"].get("rate_2xx_h2load") if hz["max"] else None
     stored_matches = stored_new is not None and stored_new == herald_2xx_total
@@ -610,7 +645,7 @@ def report(results_dir, out_path):
     L.append(
         "| Herald | "
         + " | ".join(row_max(hz["max"]) + row_rate(hz["rate"]))
-        + f" | {h2xx} | {fmt_int(stored_new)} | {fmt_int(sse_n)} |"
+        + f" | {h2xx} | {fmt_int(stored_new)} | {fmt_int(sse_n)} distinct ({fmt_int(sse_events)} events) |"
     )
     n2xx = " + ".join(fmt_int(ok(nx[p])) for p in ("max", "rate"))
     L.append("| nginx `return 200` | " + " | ".join(row_max(nx["max"]) + row_rate(nx["rate"])) + f" | {n2xx} | n/a | n/a |")
@@ -638,16 +673,32 @@ def report(results_dir, out_path):
     )
     L.append(
         f"- The live session (SSE, `GET /v1/devices/<device>/stream`, connected before the load) received "
-        f"{fmt_int(sse_n)} `event: notification` events ({fmt_int(sse_state.get('distinct_cursors'))} distinct cursors, "
-        f"{fmt_int(sse_state.get('out_of_order'))} out of order, {fmt_int(sse_state.get('removed'))} `removed`)"
-        + (" — **all** of them." if live_matches else " — **not equal** to the 2xx count, see the notes.")
+        f"{fmt_int(sse_events)} `event: notification` events carrying {fmt_int(sse_n)} distinct notifications (by the `id` "
+        "in the event's data)"
+        + (" — **all** accepted pushes" if live_matches else f" — **not** all {fmt_int(herald_2xx_total)} accepted pushes, see the notes")
+        + f"; {fmt_int(sse_dups)} events repeated a notification already received; {fmt_int(sse_state.get('out_of_order'))} "
+        f"events had a stream cursor (`id:`) not larger than the event before; {fmt_int(sse_state.get('distinct_cursors'))} distinct "
+        f"stream cursors; {fmt_int(sse_state.get('removed'))} `removed` events."
     )
+    regs = sse_state.get("regressions") or []
+    if regs:
+        shown = "; ".join(
+            f"event {r['at_event']:,} ({r['t']:.1f} s after connecting): cursor {r['previous']:,} → {r['next']:,}, "
+            f"row cursor {r.get('row_cursor')}, {'a repeat' if r.get('repeat') else 'new'}"
+            for r in regs[:3]
+        )
+        L.append(f"- First stream-cursor regressions: {shown}.")
     recv = phases.get("sse_after_max")
     if recv is not None and hz["max"] is not None:
         L.append(
-            f"- Right after the max-load run had finished, the session had received {fmt_int(recv)} events "
-            f"(of {fmt_int(smoke + ok(hz['warmup']) + ok(hz['max']))} accepted so far); it caught up "
+            f"- Right after the max-load run had finished, the session had received {fmt_int(recv)} distinct notifications "
+            f"(of {fmt_int(smoke + ok(hz['warmup']) + ok(hz['max']))} accepted so far); it had them all "
             f"{phases.get('sse_catchup_max_s', '–')} s later."
+        )
+    if phases.get("sse_catchup_rate_s") is not None and hz["rate"] is not None:
+        L.append(
+            f"- After the fixed-rate run had finished, the session took {phases['sse_catchup_rate_s']} s more to have "
+            + ("every accepted push." if live_matches else "what it got (it never had all of them; the wait gives up after 90 s without progress or 300 s).")
         )
     lags = [tuple(x) for x in (sse_state.get("lag_samples") or [])]
     if lags and phases.get("rate_start") and phases.get("rate_end"):
@@ -655,7 +706,7 @@ def report(results_dir, out_path):
         if in_rate:
             L.append(
                 f"- Delivery lag during the fixed-rate run (`received_at` of the notification → the SSE reader "
-                f"parsed it; 1 in {LAG_EVERY} events, ms resolution): p50 {fmt_ms(percentile(in_rate, 50))} ms, "
+                f"parsed it; 1 in {LAG_EVERY} first deliveries, ms resolution): p50 {fmt_ms(percentile(in_rate, 50))} ms, "
                 f"p99 {fmt_ms(percentile(in_rate, 99))} ms, max {fmt_ms(percentile(in_rate, 100))} ms."
             )
     L.append("")
@@ -705,6 +756,11 @@ def report(results_dir, out_path):
         L.append(
             f"- The machine was not quiet before the {' and '.join(busy_runs)} runs (other work was using its CPUs, "
             "see the list at the top): those figures are lower, and their latencies higher, than on an idle machine."
+        )
+    if sse_dups:
+        L.append(
+            f"- The live session received {sse_dups:,} events for notifications it had already received (the contract: "
+            "a stream sends every row after its cursor once, in seq order); see the cursor regressions above."
         )
     if herald_non2xx_total:
         L.append(f"- Herald answered {herald_non2xx_total:,} requests with a non-2xx status (see Status codes).")
