@@ -1,5 +1,6 @@
 import Foundation
 @testable import HeraldAPI
+import Foundation
 import HeraldCore
 import HeraldStore
 import Logging
@@ -135,5 +136,28 @@ struct FeedCursorTests {
         #expect(cursor.accept(10_003) == 10_003)
         #expect(cursor.accept(10_002) == 10_003)
         #expect(cursor.accept(10_002) == nil)
+    }
+}
+
+@Suite("Notification JSON")
+struct NotificationJSONTests {
+    @Test("the streams' fast JSON equals the API's encoded JSON, field for field")
+    func fastJSONMatchesEncoder() throws {
+        let row = StoredNotification(
+            seq: 42, id: "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", deviceID: "device-1", bundleID: "com.example.demo",
+            topic: "com.example.demo", pushType: .alert, priority: 10, collapseID: "c\"1", expiration: 1_900_000_000,
+            payload: "{\"aps\":{\"alert\":{\"title\":\"Hi\\n\",\"body\":\"B\"},\"badge\":2,\"sound\":\"default\",\"thread-id\":\"t\",\"relevance-score\":0.25,\"interruption-level\":\"time-sensitive\"},\n \"k\": [1, 2.5]}",
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_000.123), readAt: Date(timeIntervalSince1970: 1_800_000_001)
+        )
+        var decided = row
+        decided.disposition = "alerted"
+        decided.decision = #"{"disposition":"alerted","reasons":["default-alert"]}"#
+        for sample in [row, decided] {
+            let json = NotificationJSON(sample)
+            let fast = try JSONParser.parse(json.jsonBytes)
+            let encoded = try JSONParser.parse(Array(JSONEncoder().encode(json)))
+            #expect(fast == encoded)
+            #expect(!json.jsonBytes.contains(0x0A))
+        }
     }
 }

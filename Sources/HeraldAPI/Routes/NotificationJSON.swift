@@ -24,6 +24,10 @@ struct NotificationJSON: Encodable, Hashable {
     var category: String?
     var interruptionLevel: String?
     var relevanceScore: Double?
+    /// How the device's policy decided to present it (`alerted`, `heldForFocus`, …), nil before any.
+    var disposition: String?
+    /// The whole decision (banner, sound, preview, reasons …) as stored with the notification.
+    var decision: JSONValue?
 
     struct AlertJSON: Encodable, Hashable {
         var title: String?
@@ -53,10 +57,11 @@ struct NotificationJSON: Encodable, Hashable {
         receivedAt = Timestamp.string(row.receivedAt)
         readAt = Timestamp.string(row.readAt)
         dismissedAt = Timestamp.string(row.dismissedAt)
-        let data = Data(row.payload.utf8)
-        payload = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+        disposition = row.disposition
+        decision = row.decision.flatMap { try? JSONParser.parse(Array($0.utf8)) }
+        payload = (try? JSONParser.parse(Array(row.payload.utf8))) ?? .null
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
-        guard let parsed = try? NotificationPayload(json: data) else { return }
+        guard let parsed = try? NotificationPayload(jsonValue: payload) else { return }
         let aps = parsed.aps
         alert = aps.alert.map { AlertJSON(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
         badge = aps.badge
@@ -72,6 +77,7 @@ struct NotificationJSON: Encodable, Hashable {
         case deviceID = "device_id", bundleID = "bundle_id", pushType = "push_type", collapseID = "collapse_id"
         case receivedAt = "received_at", readAt = "read_at", dismissedAt = "dismissed_at"
         case threadID = "thread_id", interruptionLevel = "interruption_level", relevanceScore = "relevance_score"
+        case disposition, decision
     }
 
     /// Every key is written, absent values as `null`, so clients see one shape.
@@ -97,6 +103,54 @@ struct NotificationJSON: Encodable, Hashable {
         try container.encode(category, forKey: .category)
         try container.encode(interruptionLevel, forKey: .interruptionLevel)
         try container.encode(relevanceScore, forKey: .relevanceScore)
+        try container.encode(disposition, forKey: .disposition)
+        try container.encode(decision, forKey: .decision)
+    }
+
+    /// The same JSON as `encode(to:)`, written without `JSONEncoder`: the live streams write one
+    /// per event, and the encoder was most of a stream's cost.
+    func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id"); writer.string(id)
+        writer.key("cursor"); writer.string(cursor)
+        writer.key("device_id"); writer.string(deviceID)
+        writer.key("topic"); writer.string(topic)
+        writer.key("bundle_id"); writer.string(bundleID)
+        writer.key("push_type"); writer.string(pushType)
+        writer.key("priority"); writer.integer(priority)
+        writer.key("collapse_id"); writer.string(collapseID)
+        writer.key("expiration"); writer.integer(expiration)
+        writer.key("received_at"); writer.string(receivedAt)
+        writer.key("read_at"); writer.string(readAt)
+        writer.key("dismissed_at"); writer.string(dismissedAt)
+        writer.key("payload"); writer.value(payload)
+        writer.key("alert")
+        if let alert {
+            writer.beginObject()
+            writer.key("title"); writer.string(alert.title)
+            writer.key("subtitle"); writer.string(alert.subtitle)
+            writer.key("body"); writer.string(alert.body)
+            writer.endObject()
+        } else {
+            writer.null()
+        }
+        writer.key("badge"); writer.integer(badge)
+        writer.key("sound"); writer.string(sound)
+        writer.key("thread_id"); writer.string(threadID)
+        writer.key("category"); writer.string(category)
+        writer.key("interruption_level"); writer.string(interruptionLevel)
+        writer.key("relevance_score"); writer.number(relevanceScore)
+        writer.key("disposition"); writer.string(disposition)
+        writer.key("decision")
+        if let decision { writer.value(decision) } else { writer.null() }
+        writer.endObject()
+    }
+
+    /// The JSON text of `write(into:)`.
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        write(into: &writer)
+        return writer.bytes
     }
 }
 

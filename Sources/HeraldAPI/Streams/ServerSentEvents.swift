@@ -70,7 +70,7 @@ struct ServerSentEvents: Sendable {
         case .changes(let changes):
             var buffer = ByteBuffer()
             for change in changes {
-                let json = try JSONBody.encode(NotificationJSON(change.notification))
+                let json = NotificationJSON(change.notification).jsonBytes
                 buffer.writeString("id: \(change.cursor)\nevent: \(change.isRemoval ? "removed" : "notification")\ndata: ")
                 buffer.writeBytes(json)
                 buffer.writeString("\n\n")

@@ -107,11 +107,12 @@ struct WebSocketStreams: Sendable {
 
     /// A change as a WebSocket text message.
     static func message(_ change: LiveChange) throws -> String {
-        let message = StreamMessageJSON(
-            type: change.isRemoval ? "removed" : "notification",
-            cursor: String(change.cursor),
-            notification: NotificationJSON(change.notification)
-        )
-        return String(decoding: try JSONBody.encode(message), as: UTF8.self)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("type"); writer.string(change.isRemoval ? "removed" : "notification")
+        writer.key("cursor"); writer.string(String(change.cursor))
+        writer.key("notification"); NotificationJSON(change.notification).write(into: &writer)
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

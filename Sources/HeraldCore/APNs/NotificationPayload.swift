@@ -102,6 +102,11 @@ extension NotificationPayload {
         } catch {
             throw PayloadError("The payload is not valid JSON: \(error.message)")
         }
+        try self.init(jsonValue: value, requiresAPS: requiresAPS)
+    }
+
+    /// Reads a payload already parsed as JSON.
+    public init(jsonValue value: JSONValue, requiresAPS: Bool = false) throws(PayloadError) {
         guard case .object(var object) = value else {
             throw PayloadError("The payload must be a JSON object.")
         }

@@ -1,0 +1,139 @@
+/// Writes JSON text into a byte array, for responses on hot paths (the live streams write one
+/// notification per event; Foundation's `JSONEncoder` cost more than everything else there).
+public struct JSONWriter {
+    /// The JSON text written so far (UTF-8).
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = []
+
+    public init(capacity: Int = 512) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Starts an object (as a value, or as the value of the key just written).
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma.removeLast()
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma.removeLast()
+    }
+
+    /// Writes an object key; the next value written is its value.
+    public mutating func key(_ key: String) {
+        separate()
+        writeString(key)
+        bytes.append(UInt8(ascii: ":"))
+        pendingValueAfterKey = true
+    }
+
+    private var pendingValueAfterKey = false
+
+    /// Writes a comma before a value or key when one is due.
+    private mutating func separate() {
+        if pendingValueAfterKey {
+            pendingValueAfterKey = false
+            return
+        }
+        guard !needsComma.isEmpty else { return }
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    public mutating func string(_ value: String?) {
+        separate()
+        guard let value else { return appendLiteral("null") }
+        writeString(value)
+    }
+
+    public mutating func integer(_ value: Int64?) {
+        separate()
+        guard let value else { return appendLiteral("null") }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func integer(_ value: Int?) {
+        integer(value.map(Int64.init))
+    }
+
+    public mutating func number(_ value: Double?) {
+        separate()
+        guard let value, value.isFinite else { return appendLiteral("null") }
+        if value.rounded() == value, abs(value) < 1e15 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    public mutating func bool(_ value: Bool?) {
+        separate()
+        guard let value else { return appendLiteral("null") }
+        appendLiteral(value ? "true" : "false")
+    }
+
+    public mutating func null() {
+        separate()
+        appendLiteral("null")
+    }
+
+    /// Writes a JSON value.
+    public mutating func value(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(text)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for (name, member) in members {
+                key(name)
+                self.value(member)
+            }
+            endObject()
+        }
+    }
+
+    private mutating func appendLiteral(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func writeString(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0f)])
+            default:
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
