@@ -5,6 +5,8 @@
   bench-tools.py wait-port PORT SECONDS           wait until 127.0.0.1:PORT accepts connections
   bench-tools.py meta-set FILE KEY VALUE [KIND]   set one key of a JSON file (KIND str|int|float|json|note)
   bench-tools.py settle MAX_SECONDS MAX_BUSY      wait for a quiet 3-s window (CPU busy fraction <= MAX_BUSY)
+  bench-tools.py cpu-snap FILE SHELL_PID ROLE=PID[,PID...]...   CPU jiffies snapshot (machine, roles)
+  bench-tools.py cpu-usage BEFORE AFTER RESULT_JSON               cores used per role during a run
   bench-tools.py json-get FILE KEY                one top-level value of a JSON file
   bench-tools.py jwt KEY_PATH KEY_ID TEAM_ID      an ES256 APNs provider token (raw R||S signature)
   bench-tools.py sse API_URL DEVICE_ID TOKEN STATE_FILE MAX_SECONDS
@@ -79,6 +81,69 @@ def settle(max_seconds, max_busy, window=3.0):
         if busy <= float(max_busy) or waited >= float(max_seconds):
             print(f"{waited:.0f} {busy:.2f}")
             return 0
+
+
+def proc_jiffies(pid, children=False):
+    """utime+stime of a process (all its threads), or cutime+cstime (its waited-for children)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # fields[0] is the state (field 3); utime, stime, cutime, cstime are fields 14..17
+    if children:
+        return int(fields[13]) + int(fields[14])
+    return int(fields[11]) + int(fields[12])
+
+
+def cpu_snap(path, shell_pid, *roles):
+    """Writes a CPU snapshot: machine busy/total jiffies, the shell's waited-for children, and
+    per role (ROLE=PID[,PID...]) the jiffies of those processes."""
+    total, idle = cpu_times()
+    snap = {
+        "t": time.monotonic(),
+        "total": total,
+        "busy": total - idle,
+        "shell_children": proc_jiffies(shell_pid, children=True),
+        "roles": {},
+    }
+    for spec in roles:
+        role, _, pids = spec.partition("=")
+        values = [proc_jiffies(p) for p in pids.split(",") if p]
+        snap["roles"][role] = {p: v for p, v in zip([p for p in pids.split(",") if p], values) if v is not None}
+    with open(path, "w") as f:
+        json.dump(snap, f)
+
+
+def cpu_usage(before_path, after_path, result_path):
+    """Adds "cpu" (average cores used per role during the run) to an h2load-stats result."""
+    hz = os.sysconf("SC_CLK_TCK")
+    ncpu = os.cpu_count() or 1
+    b, a = load(before_path), load(after_path)
+    res = load(result_path)
+    if not (a and b and res):
+        return
+    wall = a["t"] - b["t"]
+    if wall <= 0:
+        return
+    cores = lambda jiffies: jiffies / hz / wall  # noqa: E731
+    cpu = {"wall_s": round(wall, 2), "cpus": ncpu}
+    accounted = 0
+    for role, pids in a["roles"].items():
+        before = b["roles"].get(role, {})
+        j = sum(v - before.get(p, 0) for p, v in pids.items() if p in before)
+        cpu[role] = cores(j)
+        accounted += j
+    if a.get("shell_children") is not None and b.get("shell_children") is not None:
+        j = a["shell_children"] - b["shell_children"]
+        cpu["loadgen"] = cores(j)
+        accounted += j
+    # /proc/stat counts jiffies per CPU: busy cores = busy jiffies / hz / wall (same tick rate).
+    cpu["busy"] = cores(a["busy"] - b["busy"])
+    cpu["other"] = max(0.0, cpu["busy"] - cores(accounted))
+    res["cpu"] = cpu
+    with open(result_path, "w") as f:
+        json.dump(res, f, indent=2)
 
 
 def json_get(path, key):
@@ -409,6 +474,7 @@ def parse_h2load_stdout(text):
 def h2load_stats(log_path, stdout_path, out_path):
     durations = []
     durations_2xx = []
+    ends = []
     statuses = {}
     first_start = None
     last_end = None
@@ -429,9 +495,16 @@ def h2load_stats(log_path, stdout_path, out_path):
                     durations_2xx.append(ms)
                 first_start = start_us if first_start is None else min(first_start, start_us)
                 end = start_us + dur_us
+                ends.append(end)
                 last_end = end if last_end is None else max(last_end, end)
     durations.sort()
     durations_2xx.sort()
+    ends.sort()
+    gap_ms, gap_at_s = 0.0, None
+    for i in range(1, len(ends)):
+        g = (ends[i] - ends[i - 1]) / 1000.0
+        if g > gap_ms:
+            gap_ms, gap_at_s = g, (ends[i - 1] - first_start) / 1e6
     with open(stdout_path) as f:
         summary = parse_h2load_stdout(f.read())
     span_s = (last_end - first_start) / 1e6 if durations else None
@@ -451,6 +524,9 @@ def h2load_stats(log_path, stdout_path, out_path):
             for name, p in (("p50", 50), ("p90", 90), ("p99", 99), ("max", 100))
         },
         "mean_ms": (sum(durations) / len(durations)) if durations else None,
+        # the longest time in which no response completed, and when it began (s after the first request)
+        "longest_gap_ms": gap_ms,
+        "longest_gap_at_s": gap_at_s,
         # rates over h2load's own wall time ("finished in", connection setup included)
         "rate_2xx_h2load": (len(durations_2xx) / summary["finished_s"]) if summary.get("finished_s") else None,
         "rate_h2load": (len(durations) / summary["finished_s"]) if summary.get("finished_s") else None,
@@ -710,6 +786,38 @@ def report(results_dir, out_path):
                 f"p99 {fmt_ms(percentile(in_rate, 99))} ms, max {fmt_ms(percentile(in_rate, 100))} ms."
             )
     L.append("")
+    L.append("## CPU during the runs")
+    L.append("")
+    L.append(
+        "Average cores in use over each h2load run (from `/proc`: the server's process, the live session's reader, "
+        "h2load, and everything else on the machine), of "
+        f"{meta.get('nproc', '?')}; and the longest time in which no response completed."
+    )
+    L.append("")
+    L.append("| run | wall s | server | h2load | SSE reader | other processes | idle | longest gap without a response |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    named = (
+        ("Herald warm-up", hz["warmup"]),
+        ("Herald max load", hz["max"]),
+        ("Herald fixed rate", hz["rate"]),
+        ("nginx max load", nx["max"]),
+        ("nginx fixed rate", nx["rate"]),
+    )
+    for name, res in named:
+        if not res:
+            continue
+        c = res.get("cpu") or {}
+        f2 = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+        idle = (c["cpus"] - c["busy"]) if c.get("cpus") is not None and c.get("busy") is not None else None
+        gap = res.get("longest_gap_ms")
+        gap_s = "–" if gap is None else (
+            f"{fmt_ms(gap)} ms" + (f" (at {res['longest_gap_at_s']:.1f} s)" if res.get("longest_gap_at_s") is not None else "")
+        )
+        L.append(
+            f"| {name} | {c.get('wall_s', '–')} | {f2(c.get('server'))} | {f2(c.get('loadgen'))} | "
+            f"{f2(c.get('reader')) if 'reader' in c else 'n/a'} | {f2(c.get('other'))} | {f2(idle)} | {gap_s} |"
+        )
+    L.append("")
     L.append("## Status codes")
     L.append("")
     for name, res in (
@@ -757,6 +865,20 @@ def report(results_dir, out_path):
             f"- The machine was not quiet before the {' and '.join(busy_runs)} runs (other work was using its CPUs, "
             "see the list at the top): those figures are lower, and their latencies higher, than on an idle machine."
         )
+    for name, res in (("Herald max load", hz["max"]), ("Herald fixed rate", hz["rate"]),
+                      ("nginx max load", nx["max"]), ("nginx fixed rate", nx["rate"])):
+        if res and (res.get("longest_gap_ms") or 0) >= 1000:
+            L.append(
+                f"- {name}: no response completed for {res['longest_gap_ms'] / 1000:.1f} s, from "
+                f"{res['longest_gap_at_s']:.1f} s into the run (a stall; see the CPU table for other work on the machine)."
+            )
+    for name, res in named:
+        c = (res or {}).get("cpu") or {}
+        if c.get("other") is not None and c["other"] >= 0.25:
+            L.append(
+                f"- {name}: other processes on the machine used {c['other']:.2f} cores on average during the run "
+                "(the machine is shared), which lowers the figures."
+            )
     if sse_dups:
         L.append(
             f"- The live session received {sse_dups:,} events for notifications it had already received (the contract: "
@@ -797,6 +919,10 @@ def main(argv):
         return wait_port(*args)
     elif cmd == "meta-set":
         meta_set(*args)
+    elif cmd == "cpu-snap":
+        cpu_snap(*args)
+    elif cmd == "cpu-usage":
+        cpu_usage(*args)
     elif cmd == "settle":
         return settle(*args)
     elif cmd == "json-get":
