@@ -19,8 +19,10 @@ public struct SystemClock: HeraldClock {
         self.read = now
     }
 
+    /// The wall-clock time.
     public var now: Date { read() }
 
+    /// Waits (really) until the wall clock reads `deadline`.
     public func sleep(until deadline: Date) async throws {
         while true {
             let remaining = deadline.timeIntervalSince(read())
@@ -51,11 +53,13 @@ public final class ManualClock: HeraldClock {
         state = Mutex(State(now: now))
     }
 
+    /// The time the clock was last moved to.
     public var now: Date { state.withLock { $0.now } }
 
     /// How many tasks are waiting on the clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Waits until the clock is advanced to `deadline` (returns at once when it is there already).
     public func sleep(until deadline: Date) async throws {
         let id = state.withLock { state in
             state.nextID += 1

@@ -8,13 +8,19 @@ import HeraldStore
 /// everything the user never set: every app authorized with the system defaults, previews always
 /// shown, no Focus, no Scheduled Summary, the default device state.
 public struct DevicePolicyContext: Sendable, Hashable {
+    /// The device decided for.
     public var deviceID: String
     /// The device's owner; nil for a device the store does not know.
     public var userID: String?
+    /// The user's preferences (time zone, locale, Show Previews, announce).
     public var preferences: UserPreferences
+    /// The per-app settings the user set, by bundle id (`settings(for:)` applies the default).
     public var appSettings: [String: AppNotificationSettings]
+    /// The user's Focus modes.
     public var focusModes: FocusModes
+    /// The user's Scheduled Summary (`.off` when unset).
     public var summary: SummarySchedule
+    /// The device's state (the default state when unset).
     public var deviceState: DeviceState
 
     /// The preferences of a user who set none.

@@ -5,11 +5,13 @@ import Synchronization
 
 /// A Scheduled Summary delivered to a user.
 public struct SummaryDelivery: Sendable {
+    /// The user the summary is for.
     public var userID: String
     /// The summary time it is for.
     public var slot: Date
     /// When it was released (later than `slot` after a restart that missed the time).
     public var deliveredAt: Date
+    /// The released notifications, ranked, the featured ones marked.
     public var digest: SummaryDigest
     /// The released notifications as stored, in seq order; empty when `wasDeliveredBefore`.
     public var changes: [StoredNotification]
@@ -37,6 +39,7 @@ public final class PolicyEvents: Sendable {
 
     private let state = Mutex(State())
 
+    /// A fan-out without subscribers.
     public init() {}
 
     /// The events from now on, until the subscriber stops iterating.
