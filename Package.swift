@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "HeraldAPI",
             dependencies: [
-                "HeraldCore", "HeraldStore",
+                "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
