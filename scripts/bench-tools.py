@@ -887,8 +887,8 @@ def report(results_dir, out_path):
     if herald_non2xx_total:
         L.append(f"- Herald answered {herald_non2xx_total:,} requests with a non-2xx status (see Status codes).")
     L.append(
-        "- The machine is small and shared: h2load, the server and the SSE reader compete for the same "
-        f"{meta.get('nproc', '?')} CPUs, so the server gets roughly one core. nginx runs with one worker process for the same reason."
+        "- h2load, the server and the SSE reader compete for the same "
+        f"{meta.get('nproc', '?')} CPUs (see the CPU table for who used what); nginx runs with one worker process."
     )
     L.append(
         "- The fixed-rate runs use h2load's `--rps` per client with enough concurrent streams per connection "
