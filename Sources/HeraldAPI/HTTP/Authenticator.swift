@@ -34,6 +34,16 @@ struct Authenticator: Sendable {
         return uri.queryParameters.get("access_token").flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// `handler`, run only for requests that carry the admin token (401 otherwise).
+    func adminOnly(
+        _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response
+    ) -> @Sendable (Request, APIRequestContext) async throws -> Response {
+        { [self] request, context in
+            try requireAdmin(request)
+            return try await handler(request, context)
+        }
+    }
+
     /// Throws 401 unless the request carries the admin token.
     func requireAdmin(_ request: Request) throws {
         guard let token = try Self.bearerToken(in: request.headers) else {

@@ -8,25 +8,15 @@ struct AdminRoutes: Sendable {
 
     var routes: [APIRoute] {
         [
-            APIRoute(.post, "/v1/admin/teams", admin(createTeam)),
-            APIRoute(.get, "/v1/admin/teams", admin(listTeams)),
-            APIRoute(.post, "/v1/admin/keys", admin(createKey)),
-            APIRoute(.post, "/v1/admin/apps", admin(createApp)),
-            APIRoute(.post, "/v1/admin/users", admin(createUser)),
-            APIRoute(.post, "/v1/admin/devices", admin(createDevice)),
-            APIRoute(.post, "/v1/admin/tokens", admin(createDeviceToken)),
-            APIRoute(.delete, "/v1/admin/tokens/{token}", admin(unregisterDeviceToken)),
+            APIRoute(.post, "/v1/admin/teams", authenticator.adminOnly(createTeam)),
+            APIRoute(.get, "/v1/admin/teams", authenticator.adminOnly(listTeams)),
+            APIRoute(.post, "/v1/admin/keys", authenticator.adminOnly(createKey)),
+            APIRoute(.post, "/v1/admin/apps", authenticator.adminOnly(createApp)),
+            APIRoute(.post, "/v1/admin/users", authenticator.adminOnly(createUser)),
+            APIRoute(.post, "/v1/admin/devices", authenticator.adminOnly(createDevice)),
+            APIRoute(.post, "/v1/admin/tokens", authenticator.adminOnly(createDeviceToken)),
+            APIRoute(.delete, "/v1/admin/tokens/{token}", authenticator.adminOnly(unregisterDeviceToken)),
         ]
-    }
-
-    /// A handler that runs only for the admin.
-    private func admin(
-        _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response
-    ) -> @Sendable (Request, APIRequestContext) async throws -> Response {
-        { [authenticator] request, context in
-            try authenticator.requireAdmin(request)
-            return try await handler(request, context)
-        }
     }
 
     @Sendable func createTeam(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -19,25 +19,16 @@ struct AppResourceRoutes: Sendable {
 
     var routes: [APIRoute] {
         [
-            APIRoute(.get, "/v1/admin/apps", admin(listApps)),
-            APIRoute(.get, "/v1/admin/users", admin(listUsers)),
-            APIRoute(.get, "/v1/admin/devices", admin(listDevices)),
-            APIRoute(.get, "/v1/admin/apps/{bundle_id}/categories", admin(listCategories)),
-            APIRoute(.put, "/v1/admin/apps/{bundle_id}/categories/{identifier}", admin(putCategory)),
-            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/categories/{identifier}", admin(deleteCategory)),
-            APIRoute(.get, "/v1/admin/apps/{bundle_id}/localizations", admin(listLocalizations)),
-            APIRoute(.put, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", admin(putLocalization)),
-            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", admin(deleteLocalization)),
+            APIRoute(.get, "/v1/admin/apps", authenticator.adminOnly(listApps)),
+            APIRoute(.get, "/v1/admin/users", authenticator.adminOnly(listUsers)),
+            APIRoute(.get, "/v1/admin/devices", authenticator.adminOnly(listDevices)),
+            APIRoute(.get, "/v1/admin/apps/{bundle_id}/categories", authenticator.adminOnly(listCategories)),
+            APIRoute(.put, "/v1/admin/apps/{bundle_id}/categories/{identifier}", authenticator.adminOnly(putCategory)),
+            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/categories/{identifier}", authenticator.adminOnly(deleteCategory)),
+            APIRoute(.get, "/v1/admin/apps/{bundle_id}/localizations", authenticator.adminOnly(listLocalizations)),
+            APIRoute(.put, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", authenticator.adminOnly(putLocalization)),
+            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", authenticator.adminOnly(deleteLocalization)),
         ]
-    }
-
-    private func admin(
-        _ handler: @escaping @Sendable (Request, APIRequestContext) async throws -> Response
-    ) -> @Sendable (Request, APIRequestContext) async throws -> Response {
-        { [authenticator] request, context in
-            try authenticator.requireAdmin(request)
-            return try await handler(request, context)
-        }
     }
 
     // MARK: Lists
