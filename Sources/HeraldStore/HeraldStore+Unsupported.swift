@@ -26,6 +26,10 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("heldNotifications")
     }
 
+    public func threadCount(deviceID: String, bundleID: String, threadID: String?) async throws -> Int {
+        throw UnsupportedStoreOperation("threadCount")
+    }
+
     public func appSettings(userID: String) async throws -> [String: AppNotificationSettings] {
         throw UnsupportedStoreOperation("appSettings")
     }

@@ -97,6 +97,11 @@ public protocol HeraldStore: Sendable {
     /// `heldForSummary`).
     func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification]
 
+    /// The notifications in one thread of the device's list: the app's live notifications (not
+    /// removed, not `notDelivered`) with this `thread-id`, or without one when `threadID` is nil (an
+    /// empty `thread-id` is no thread). Read and dismissed ones count; held ones too.
+    func threadCount(deviceID: String, bundleID: String, threadID: String?) async throws -> Int
+
     // MARK: User-side state
     // Shared by all devices of a user. Setting a value for an unknown user, app or device is `notFound`.
 

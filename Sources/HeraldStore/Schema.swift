@@ -11,6 +11,7 @@ enum Schema {
         migrator.registerMigration("v1-registry", migrate: createRegistry)
         migrator.registerMigration("v1-notifications", migrate: createNotifications)
         migrator.registerMigration("v2-policy", migrate: createPolicy)
+        migrator.registerMigration("v3-thread-id", migrate: addThreadID)
         return migrator
     }
 
@@ -175,6 +176,19 @@ enum Schema {
                 data       BLOB NOT NULL,
                 PRIMARY KEY (bundle_id, locale, kind, name)
             ) STRICT;
+            """)
+    }
+
+    /// The thread of a notification (`aps.thread-id`; NULL without one, or for an empty one) as a
+    /// virtual column of the payload, and an index of the live ones per device, app and thread: the
+    /// `%u` of a hidden preview and the threads view count them.
+    private static func addThreadID(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE notifications ADD COLUMN thread_id TEXT GENERATED ALWAYS AS (
+                CASE WHEN json_valid(payload) THEN nullif(payload ->> '$.aps."thread-id"', '') END
+            ) VIRTUAL;
+            CREATE INDEX notifications_thread ON notifications (device_id, bundle_id, thread_id)
+                WHERE removed_at IS NULL;
             """)
     }
 }
