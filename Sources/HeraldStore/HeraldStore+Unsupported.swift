@@ -100,6 +100,10 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("usersWithSummary")
     }
 
+    public func appBadges(deviceID: String) async throws -> [AppBadgeRecord] {
+        throw UnsupportedStoreOperation("appBadges")
+    }
+
     public func upsertCategory(bundleID: String, identifier: String, json: String) async throws {
         throw UnsupportedStoreOperation("upsertCategory")
     }

@@ -150,6 +150,12 @@ public protocol HeraldStore: Sendable {
     /// The users whose Scheduled Summary is on (it has a time), by user id.
     func usersWithSummary() async throws -> [SummaryUserRecord]
 
+    // MARK: App badges
+    // Written with the notification that sets them (see `AppBadgeRecord`); nothing else changes them.
+
+    /// The app badges of the device (apps whose badge a push set, 0 included), by bundle id.
+    func appBadges(deviceID: String) async throws -> [AppBadgeRecord]
+
     // MARK: Categories and localization files of apps
     // For an unknown app, writes are `notFound` and reads are empty.
 

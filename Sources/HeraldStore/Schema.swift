@@ -12,6 +12,7 @@ enum Schema {
         migrator.registerMigration("v1-notifications", migrate: createNotifications)
         migrator.registerMigration("v2-policy", migrate: createPolicy)
         migrator.registerMigration("v3-thread-id", migrate: addThreadID)
+        migrator.registerMigration("v4-app-badges", migrate: createAppBadges)
         return migrator
     }
 
