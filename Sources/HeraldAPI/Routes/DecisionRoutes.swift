@@ -92,6 +92,9 @@ enum DecisionJSON {
         ]
         let summary = explanation.summary ?? explanation.decision.map { Self.summary($0.disposition) }
         object["summary"] = .optional(summary ?? "Not decided yet.")
+        object["display"] = NotificationJSON(row).display.map { shown in
+            .object(["title": .optional(shown.title), "subtitle": .optional(shown.subtitle), "body": .optional(shown.body)])
+        } ?? .null
         return .object(object)
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import HeraldCore
 
 /// A notification as the JSON API shows it: the stored row, with the payload embedded as JSON and
-/// the fields a client displays extracted from it (`alert` as sent, loc keys unresolved).
+/// the fields a client displays extracted from it (`alert` as sent, loc keys unresolved), and
+/// `display`: what the device shows (the decision's `display`, else the `alert`).
 struct NotificationJSON: Encodable, Hashable {
     var id: String
     var cursor: String
@@ -18,6 +19,9 @@ struct NotificationJSON: Encodable, Hashable {
     var dismissedAt: String?
     var payload: JSONValue
     var alert: AlertJSON?
+    /// What the device shows: the stored decision's `display` when it has one (loc keys resolved,
+    /// communication sender, hidden preview), else `alert`.
+    var display: AlertJSON?
     var badge: Int?
     var sound: String?
     var threadID: String?
@@ -61,9 +65,13 @@ struct NotificationJSON: Encodable, Hashable {
         decision = row.decision.flatMap { try? JSONParser.parse(Array($0.utf8)) }
         payload = (try? JSONParser.parse(Array(row.payload.utf8))) ?? .null
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
+        if case .object(let shown)? = decision?.objectValue?["display"] {
+            display = AlertJSON(title: shown["title"]?.stringValue, subtitle: shown["subtitle"]?.stringValue, body: shown["body"]?.stringValue)
+        }
         guard let parsed = try? NotificationPayload(jsonValue: payload) else { return }
         let aps = parsed.aps
         alert = aps.alert.map { AlertJSON(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
+        if display == nil { display = alert }
         badge = aps.badge
         sound = aps.sound?.name
         threadID = aps.threadID
@@ -73,7 +81,7 @@ struct NotificationJSON: Encodable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, cursor, topic, priority, expiration, payload, alert, badge, sound, category
+        case id, cursor, topic, priority, expiration, payload, alert, display, badge, sound, category
         case deviceID = "device_id", bundleID = "bundle_id", pushType = "push_type", collapseID = "collapse_id"
         case receivedAt = "received_at", readAt = "read_at", dismissedAt = "dismissed_at"
         case threadID = "thread_id", interruptionLevel = "interruption_level", relevanceScore = "relevance_score"
@@ -97,6 +105,7 @@ struct NotificationJSON: Encodable, Hashable {
         try container.encode(dismissedAt, forKey: .dismissedAt)
         try container.encode(payload, forKey: .payload)
         try container.encode(alert, forKey: .alert)
+        try container.encode(display, forKey: .display)
         try container.encode(badge, forKey: .badge)
         try container.encode(sound, forKey: .sound)
         try container.encode(threadID, forKey: .threadID)
@@ -124,16 +133,8 @@ struct NotificationJSON: Encodable, Hashable {
         writer.key("read_at"); writer.string(readAt)
         writer.key("dismissed_at"); writer.string(dismissedAt)
         writer.key("payload"); writer.value(payload)
-        writer.key("alert")
-        if let alert {
-            writer.beginObject()
-            writer.key("title"); writer.string(alert.title)
-            writer.key("subtitle"); writer.string(alert.subtitle)
-            writer.key("body"); writer.string(alert.body)
-            writer.endObject()
-        } else {
-            writer.null()
-        }
+        writer.key("alert"); Self.write(alert, into: &writer)
+        writer.key("display"); Self.write(display, into: &writer)
         writer.key("badge"); writer.integer(badge)
         writer.key("sound"); writer.string(sound)
         writer.key("thread_id"); writer.string(threadID)
@@ -143,6 +144,15 @@ struct NotificationJSON: Encodable, Hashable {
         writer.key("disposition"); writer.string(disposition)
         writer.key("decision")
         if let decision { writer.value(decision) } else { writer.null() }
+        writer.endObject()
+    }
+
+    private static func write(_ alert: AlertJSON?, into writer: inout JSONWriter) {
+        guard let alert else { return writer.null() }
+        writer.beginObject()
+        writer.key("title"); writer.string(alert.title)
+        writer.key("subtitle"); writer.string(alert.subtitle)
+        writer.key("body"); writer.string(alert.body)
         writer.endObject()
     }
 

@@ -7,14 +7,20 @@ public struct ExplanationContext: Sendable, Hashable {
     /// The active Focus, when there was one.
     public var focus: FocusMode?
     public var sender: PersonHandle?
+    /// The sender's name as the device shows it ("Ana"); sentences name the handle without it.
+    public var senderName: String?
     public var audioRoute: AudioRoute
     /// The critical volume the decision chose.
     public var criticalVolume: Double?
 
-    public init(appName: String, focus: FocusMode? = nil, sender: PersonHandle? = nil, audioRoute: AudioRoute = .none, criticalVolume: Double? = nil) {
+    public init(
+        appName: String, focus: FocusMode? = nil, sender: PersonHandle? = nil, senderName: String? = nil,
+        audioRoute: AudioRoute = .none, criticalVolume: Double? = nil
+    ) {
         self.appName = appName
         self.focus = focus
         self.sender = sender
+        self.senderName = senderName
         self.audioRoute = audioRoute
         self.criticalVolume = criticalVolume
     }
@@ -32,7 +38,7 @@ public struct ExplanationContext: Sendable, Hashable {
         let phrase = focusPhrase
         return phrase.prefix(1).uppercased() + phrase.dropFirst()
     }
-    var senderPhrase: String { sender.map { "the sender (\($0.value))" } ?? "the sender" }
+    var senderPhrase: String { senderName ?? sender.map { "the sender (\($0.value))" } ?? "the sender" }
 }
 
 /// A reason code with its sentence.

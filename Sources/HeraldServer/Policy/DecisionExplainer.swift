@@ -8,7 +8,8 @@ import HeraldPolicy
 /// {"id": "…", "disposition": "heldForFocus", "released_at": null,
 ///  "decision": {"disposition", "banner", "sound": {…}, "badge", "lock_screen", "notification_center",
 ///               "announce", "preview": {…}, "effective_level", "focus_id", "reason_codes": […]},
-///  "reasons": [{"code": "focus-held", "explanation": "Held: the Work Focus is on and Demo is not an allowed app."}]}
+///  "reasons": [{"code": "focus-held", "explanation": "Held: the Work Focus is on and Demo is not an allowed app."}],
+///  "display": {"title", "subtitle", "body"}}
 /// ```
 /// Each reason's sentence names the app and the Focus as they were when it was decided. A decision
 /// without reasons (nothing stood in the way) gets one `allowed` line, so the answer always says why.
@@ -21,6 +22,7 @@ public struct DecisionExplainer: Sendable {
             return .object([
                 "id": .string(row.id), "disposition": optional(row.disposition), "decision": .null,
                 "reasons": .array([]), "released_at": optional(row.releasedAt.map(Self.timestamp)),
+                "display": Self.display(nil, row: row),
             ])
         }
         let decision = stored.decision
@@ -31,7 +33,17 @@ public struct DecisionExplainer: Sendable {
             "decision": Self.json(decision),
             "reasons": .array(reasons),
             "released_at": optional(row.releasedAt.map(Self.timestamp)),
+            "display": Self.display(stored.display, row: row),
         ])
+    }
+
+    /// What the device shows: the decision's `display`, else the `alert` as sent (null without one).
+    static func display(_ display: NotificationDisplay?, row: StoredNotification) -> JSONValue {
+        let shown = display ?? (try? NotificationPayload(json: Data(row.payload.utf8)))?.aps.alert.map {
+            NotificationDisplay(title: $0.title, subtitle: $0.subtitle, body: $0.body)
+        }
+        guard let shown else { return .null }
+        return .object(["title": optional(shown.title), "subtitle": optional(shown.subtitle), "body": optional(shown.body)])
     }
 
     /// Each reason code of the stored decision with its sentence, in the order the rules fired; one
@@ -40,8 +52,8 @@ public struct DecisionExplainer: Sendable {
         let decision = stored.decision
         let appName = engine.app(row.bundleID).name
         let context = ExplanationContext(
-            appName: appName, focus: stored.context.focus.map(Self.mode), sender: nil,
-            audioRoute: stored.context.audioRoute,
+            appName: appName, focus: stored.context.focus.map(Self.mode), sender: stored.context.sender?.handle,
+            senderName: stored.context.sender?.name, audioRoute: stored.context.audioRoute,
             criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
         )
         var lines: [(code: String, sentence: String)] = []
@@ -68,6 +80,9 @@ public struct DecisionExplainer: Sendable {
             return "Released: \(focus) ended or changed, so it was decided again."
         case ServerReason.releasedFromSummary:
             return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+        case ServerReason.communicationInvalid:
+            let why = stored.context.communicationError.map { ": \($0)" } ?? "."
+            return "Not treated as a message or call: the push's communication key is not valid\(why)"
         case ServerReason.summaryDelivered:
             guard let summary = stored.context.summary else { return "Delivered quietly in a Scheduled Summary." }
             let slot = Self.timestamp(Date(timeIntervalSince1970: Double(summary.slotMilliseconds) / 1000))

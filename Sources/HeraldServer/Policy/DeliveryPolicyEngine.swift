@@ -105,10 +105,22 @@ public final class DeliveryPolicyEngine: Sendable {
 
     // MARK: Facts
 
-    /// The facts of a notification, with its category's hidden-preview options.
+    /// What the device shows a notification from: its `alert` and its `communication` key.
+    struct ShownContent: Sendable {
+        var alert: Alert?
+        var communication: CommunicationContent.Parsed
+
+        init(_ payload: NotificationPayload?) {
+            alert = payload?.aps.alert
+            communication = payload.map(CommunicationContent.parse) ?? .none
+        }
+    }
+
+    /// The facts of a notification, with its category's hidden-preview options and, for a valid
+    /// `communication` key, the sender (`isCommunication`).
     func facts(
-        id: String, bundleID: String, payload: NotificationPayload?, collapseID: String?,
-        expiry: NotificationExpiry?, receivedAt: Date, resources: AppResources
+        id: String, bundleID: String, payload: NotificationPayload?, communication: CommunicationContent.Parsed,
+        collapseID: String?, expiry: NotificationExpiry?, receivedAt: Date, resources: AppResources
     ) -> NotificationFacts {
         var facts = payload.map {
             NotificationFacts(id: id, bundleID: bundleID, payload: $0, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
@@ -117,26 +129,42 @@ public final class DeliveryPolicyEngine: Sendable {
             facts.hiddenPreviewsPlaceholder = category.hiddenPreviewsPlaceholder
             facts.categoryOptions = category.options
         }
+        if let content = communication.content {
+            facts.isCommunication = true
+            facts.sender = content.sender.handle
+        }
         return facts
     }
 
     /// The facts of a stored notification (without expiry: it has reached the device).
     func facts(of row: StoredNotification) async throws -> NotificationFacts {
+        try await parsed(row).facts
+    }
+
+    /// The facts of a stored notification, what it shows and its app's resources.
+    func parsed(_ row: StoredNotification) async throws -> (facts: NotificationFacts, content: ShownContent, resources: AppResources) {
         let resources = try await resources(bundleID: row.bundleID)
         let payload = try? NotificationPayload(json: Data(row.payload.utf8))
-        return facts(
-            id: row.id, bundleID: row.bundleID, payload: payload, collapseID: row.collapseID,
-            expiry: nil, receivedAt: row.receivedAt, resources: resources
+        let content = ShownContent(payload)
+        let facts = facts(
+            id: row.id, bundleID: row.bundleID, payload: payload, communication: content.communication,
+            collapseID: row.collapseID, expiry: nil, receivedAt: row.receivedAt, resources: resources
         )
+        return (facts, content, resources)
     }
 
     // MARK: Deciding
 
     /// Decides `facts` for the device of `context` at `now`; `released` adds the reason of a release.
+    ///
+    /// A hidden preview's `%u` is the thread's count in the store (`threadCount`, read only when the
+    /// preview is hidden), plus one when `isStored` is false (a push decided before its commit).
+    /// `display` is computed from `content` (see `NotificationDisplay`).
     func decide(
-        _ facts: NotificationFacts, context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
+        _ facts: NotificationFacts, content: ShownContent, resources: AppResources, isStored: Bool,
+        context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
         releasedFrom: StoredDecision.FocusRef? = nil
-    ) throws -> Decided {
+    ) async throws -> Decided {
         let app = app(facts.bundleID)
         var device = context.deviceState
         device.hasConnectedSession = hub.hasSession(deviceID: context.deviceID)
@@ -145,25 +173,46 @@ public final class DeliveryPolicyEngine: Sendable {
             facts, app: app, settings: context.settings(for: facts.bundleID), preferences: context.preferences,
             focus: focus, summary: context.summary, device: device, now: now
         )
+        if case .hidden(var hidden) = decision.preview {
+            let counted = try await store.threadCount(deviceID: context.deviceID, bundleID: facts.bundleID, threadID: facts.threadID)
+            hidden.threadCount = max(1, counted + (isStored ? 0 : 1))
+            decision.preview = .hidden(hidden)
+        }
+        var communicationError: String?
+        if case .invalid(let message) = content.communication {
+            decision.reasons.insert(ServerReason.communicationInvalid)
+            communicationError = message
+        }
         if let released, !decision.disposition.isHeld { decision.reasons.insert(released) }
+        let sender = content.communication.content?.sender
+        let communicates = sender != nil && !decision.reasons.contains(.communicationNotEntitled)
+        let display = NotificationDisplay.make(
+            alert: content.alert, communication: communicates ? content.communication.content : nil,
+            preview: decision.preview, localizations: resources.localizations,
+            locale: device.locale ?? context.preferences.locale
+        )
         let stored = StoredDecision(decision: decision, context: StoredDecision.Context(
             focus: focus.map { StoredDecision.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
             audioRoute: device.audioRoute,
-            releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil
-        ))
+            releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
+            sender: sender.map { StoredDecision.SenderRef(name: $0.name, handle: $0.handle) },
+            communicationError: communicationError
+        ), display: display)
         return Decided(stored: stored, json: try stored.jsonText())
     }
 
-    /// Decides an accepted push on its arrival: the hot path (no store read when cached).
+    /// Decides an accepted push on its arrival: the hot path (no store read when cached, unless the
+    /// preview is hidden).
     func decide(push: AcceptedPush, receivedAt: Date) async throws -> Decided {
         let context = try await context(deviceID: push.token.deviceID)
         let resources = try await resources(bundleID: push.app.bundleID)
+        let content = ShownContent(push.payload)
         let facts = facts(
             id: push.apnsID.lowercased(), bundleID: push.app.bundleID, payload: push.payload,
-            collapseID: push.collapseID, expiry: NotificationExpiry(push.expiration), receivedAt: receivedAt,
-            resources: resources
+            communication: content.communication, collapseID: push.collapseID,
+            expiry: NotificationExpiry(push.expiration), receivedAt: receivedAt, resources: resources
         )
-        return try decide(facts, context: context, now: receivedAt)
+        return try await decide(facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
     }
 
     // MARK: Held notifications
@@ -185,10 +234,13 @@ public final class DeliveryPolicyEngine: Sendable {
             let context = try await context(deviceID: device.deviceID)
             var machine = HeldNotifications()
             var seqByID: [String: Int64] = [:]
+            var shownByID: [String: (content: ShownContent, resources: AppResources)] = [:]
             for row in rows {
                 guard let stored = StoredDecision.read(row) else { continue }
-                _ = machine.event(.decided(try await facts(of: row), stored.decision, at: row.receivedAt))
+                let parsed = try await parsed(row)
+                _ = machine.event(.decided(parsed.facts, stored.decision, at: row.receivedAt))
                 seqByID[row.id] = row.seq
+                shownByID[row.id] = (parsed.content, parsed.resources)
             }
             var events: [PolicyEvent] = []
             let active = context.activeFocus(at: now)?.mode.id
@@ -232,7 +284,11 @@ public final class DeliveryPolicyEngine: Sendable {
                     case .appLeftSummary, .summaryTurnedOff:
                         releasedFrom = nil
                     }
-                    let decided = try decide(facts, context: context, now: at, released: reason, releasedFrom: releasedFrom)
+                    let shown = shownByID[facts.id]
+                    let decided = try await decide(
+                        facts, content: shown?.content ?? ShownContent(nil), resources: shown?.resources ?? AppResources(),
+                        isStored: true, context: context, now: at, released: reason, releasedFrom: releasedFrom
+                    )
                     let updated = try await store.updateDecision(
                         deviceID: device.deviceID, id: facts.id, disposition: decided.disposition.rawValue,
                         decision: decided.json, releasedAt: decided.disposition.isHeld ? nil : at, at: at

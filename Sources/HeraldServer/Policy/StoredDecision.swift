@@ -3,8 +3,10 @@ import HeraldCore
 import HeraldPolicy
 
 /// The decision JSON stored with a notification: the `Decision` as HeraldPolicy encodes it, plus a
-/// `context` key with what its sentences name (the Focus that was on, the audio route) and, for a
-/// notification released by a Scheduled Summary, the summary it came in.
+/// `context` key with what its sentences name (the Focus that was on, the audio route, the sender of
+/// a communication notification) and, for a notification released by a Scheduled Summary, the
+/// summary it came in; and a `display` key with what the device shows when that is not the `alert`
+/// as sent (see `NotificationDisplay`).
 ///
 /// `Decision` decodes from this JSON as it is (it ignores the extra key).
 struct StoredDecision: Codable, Sendable, Hashable {
@@ -26,39 +28,56 @@ struct StoredDecision: Codable, Sendable, Hashable {
         }
     }
 
+    /// The sender of a communication notification (`communication.sender`).
+    struct SenderRef: Codable, Sendable, Hashable {
+        /// The name shown (the display name, else the handle as sent).
+        var name: String
+        var handle: PersonHandle
+    }
+
     struct Context: Codable, Sendable, Hashable {
         var focus: FocusRef?
         var audioRoute: AudioRoute
         var summary: SummaryRef?
         /// The Focus whose end (or change) released it.
         var releasedFrom: FocusRef?
+        /// The sender, when the payload's `communication` key is valid.
+        var sender: SenderRef?
+        /// Why the payload's `communication` key was not valid (reason `communication-invalid`).
+        var communicationError: String?
 
         enum CodingKeys: String, CodingKey {
-            case focus, summary, audioRoute = "audio_route", releasedFrom = "released_from"
+            case focus, summary, sender, audioRoute = "audio_route", releasedFrom = "released_from"
+            case communicationError = "communication_error"
         }
     }
 
     var decision: Decision
     var context: Context
+    /// What the device shows; nil when it shows the `alert` as sent.
+    var display: NotificationDisplay?
 
-    init(decision: Decision, context: Context) {
+    init(decision: Decision, context: Context, display: NotificationDisplay? = nil) {
         self.decision = decision
         self.context = context
+        self.display = display
     }
 
     init(from decoder: any Decoder) throws {
         decision = try Decision(from: decoder)
         let container = try decoder.container(keyedBy: ExtraKeys.self)
         context = try container.decodeIfPresent(Context.self, forKey: .context) ?? Context(audioRoute: .none)
+        display = try container.decodeIfPresent(NotificationDisplay.self, forKey: .display)
     }
 
     func encode(to encoder: any Encoder) throws {
         try decision.encode(to: encoder)
         var container = encoder.container(keyedBy: ExtraKeys.self)
         try container.encode(context, forKey: .context)
+        try container.encodeIfPresent(display, forKey: .display)
     }
 
-    private enum ExtraKeys: String, CodingKey { case context }
+    private enum ExtraKeys: String, CodingKey { case context, display }
 
     /// The JSON text the store keeps.
     func jsonText() throws -> String {
@@ -86,4 +105,6 @@ enum ServerReason {
     static let releasedFromSummary = ReasonCode(rawValue: "released-summary-off")
     /// Delivered quietly in a Scheduled Summary.
     static let summaryDelivered = ReasonCode(rawValue: "summary-delivered")
+    /// The payload's `communication` key is not valid: not treated as a message or call.
+    static let communicationInvalid = ReasonCode(rawValue: "communication-invalid")
 }
