@@ -51,7 +51,7 @@ enum AppSettingsJSON {
     ]}
 
     static var fieldNames: Set<String> {
-        Set(settingFields.map(\.key)).union(["authorization_status", "alert_style", "show_previews"])
+        Set(settingFields.map(\.key)).union(["authorization_status", "alert_style", "show_previews", "grouping"])
     }
 
     static func json(_ settings: AppNotificationSettings, bundleID: String, isDefault: Bool) -> JSONValue {
@@ -61,6 +61,7 @@ enum AppSettingsJSON {
             "authorization_status": .string(PolicyNames.name(settings.authorizationStatus, in: PolicyNames.authorization)),
             "alert_style": .string(PolicyNames.name(settings.alertStyle, in: PolicyNames.alertStyle)),
             "show_previews": settings.showPreviews.map { .string(PolicyNames.name($0, in: PolicyNames.showPreviews)) } ?? .null,
+            "grouping": settings.grouping.map { .string(PolicyNames.name($0, in: PolicyNames.grouping)) } ?? .null,
         ]
         for field in settingFields {
             object[field.key] = .string(PolicyNames.name(settings[keyPath: field.path], in: PolicyNames.setting))
@@ -78,6 +79,11 @@ enum AppSettingsJSON {
             settings.showPreviews = nil
         } else if let value = try fields.choice("show_previews", PolicyNames.showPreviews) {
             settings.showPreviews = value
+        }
+        if fields.isNull("grouping") {
+            settings.grouping = nil
+        } else if let value = try fields.choice("grouping", PolicyNames.grouping) {
+            settings.grouping = value
         }
         for field in settingFields {
             if let value = try fields.choice(field.key, PolicyNames.setting) { settings[keyPath: field.path] = value }

@@ -27,6 +27,7 @@ enum APIRoutes {
             + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

@@ -21,6 +21,8 @@ public struct AppNotificationSettings: Sendable, Codable, Hashable {
     /// Announce for this app: `enabled` announces all of its notifications, `disabled` none,
     /// `notSupported` only the default ones (communication and time-sensitive).
     public var announcement: NotificationSetting
+    /// The app's own Notification Grouping choice; nil uses the person's global default.
+    public var grouping: NotificationGrouping?
 
     public init(
         authorizationStatus: AuthorizationStatus = .notDetermined,
@@ -35,7 +37,8 @@ public struct AppNotificationSettings: Sendable, Codable, Hashable {
         criticalAlerts: NotificationSetting = .notSupported,
         scheduledDelivery: NotificationSetting = .disabled,
         directMessagesInSummary: NotificationSetting = .disabled,
-        announcement: NotificationSetting = .notSupported
+        announcement: NotificationSetting = .notSupported,
+        grouping: NotificationGrouping? = nil
     ) {
         self.authorizationStatus = authorizationStatus
         self.alertStyle = alertStyle
@@ -50,6 +53,7 @@ public struct AppNotificationSettings: Sendable, Codable, Hashable {
         self.scheduledDelivery = scheduledDelivery
         self.directMessagesInSummary = directMessagesInSummary
         self.announcement = announcement
+        self.grouping = grouping
     }
 
     /// The settings of an app the person allowed, with the system defaults for everything else.
