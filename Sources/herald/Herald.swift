@@ -13,6 +13,8 @@ struct Herald: AsyncParsableCommand {
         FocusCommand.self,
         SettingsCommand.self,
         DeviceStateCommand.self,
+        ThreadsCommand.self,
+        BadgesCommand.self,
         Admin.self,
     ]
 

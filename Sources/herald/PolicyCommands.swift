@@ -132,7 +132,7 @@ struct SettingsCommand: AsyncParsableCommand {
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change settings of an app; the ones not given stay.",
-            discussion: "Switches take enabled, disabled or not_supported; --show-previews default goes back to the global default."
+            discussion: "Switches take enabled, disabled or not_supported; --show-previews default and --grouping default go back to the user's global choice."
         )
 
         static let switches = ["enabled", "disabled", "not_supported"]
@@ -156,6 +156,8 @@ struct SettingsCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("In the Scheduled Summary.", valueName: "switch")) var scheduledDelivery: String?
         @Option(help: ArgumentHelp("Messages in the summary too.", valueName: "switch")) var directMessagesInSummary: String?
         @Option(help: ArgumentHelp("Announce.", valueName: "switch")) var announcement: String?
+        @Option(help: ArgumentHelp("automatic, by_app, off or default (the user's preference).", valueName: "grouping"))
+        var grouping: String?
 
         @OptionGroup var connection: UserConnection
 
@@ -175,6 +177,11 @@ struct SettingsCommand: AsyncParsableCommand {
                 fields["show_previews"] = .null
             } else {
                 try add(showPreviews, "show_previews", ["always", "when_unlocked", "never", "default"])
+            }
+            if grouping == "default" {
+                fields["grouping"] = .null
+            } else {
+                try add(grouping, "grouping", ["automatic", "by_app", "off", "default"])
             }
             for (value, key) in [
                 (sound, "sound"), (badge, "badge"), (lockScreen, "lock_screen"), (notificationCenter, "notification_center"),

@@ -43,6 +43,10 @@ struct CLIArgumentTests {
         (["device-state", "set", "d1", "--will-present", "banner", "--token", "t"], "--foreground-app"),
         (["device-state", "set", "d1", "--locked", "maybe", "--token", "t"], "--locked"),
         (["explain", "n1"], "--token"),
+        (["threads", "--device", "d1", "--limit", "0", "--token", "t"], "--limit"),
+        (["threads", "--device", "d1"], "--token"),
+        (["badges", "--device", "", "--token", "t"], "--device"),
+        (["settings", "set", "com.example.app", "--grouping", "stacked", "--token", "t"], "--grouping"),
         (["admin", "category", "add", "com.example.app", "MSG", "--action", "ONLYID", "--admin-token", "x"], "--action"),
         (["admin", "category", "add", "com.example.app", "MSG", "--option", "sticky", "--admin-token", "x"], "--option"),
         (["admin", "localization", "upload", "com.example.app", "en", "notes.txt", "--admin-token", "x"], ".strings"),
@@ -63,7 +67,7 @@ struct CLIArgumentTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        for command in ["explain", "focus", "settings", "device-state"] {
+        for command in ["explain", "focus", "settings", "device-state", "threads", "badges"] {
             #expect(text.contains("  \(command) "), "\(command)")
         }
     }
