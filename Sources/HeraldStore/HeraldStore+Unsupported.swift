@@ -82,14 +82,17 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("recordSummaryDelivery")
     }
 
-    public func releaseSummary(
-        userID: String, slot: Date, digest: String, releases: [DecisionUpdate], at date: Date
-    ) async throws -> [StoredNotification]? {
-        throw UnsupportedStoreOperation("releaseSummary")
+    public func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates {
+        throw UnsupportedStoreOperation("summaryCandidates")
     }
 
-    public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[StoredNotification]?] {
+    public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[ReleasedSummary]?] {
         throw UnsupportedStoreOperation("releaseSummaries")
+    }
+
+    /// None: a store that cannot release summaries has no summary events (its streams still work).
+    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent] {
+        []
     }
 
     public func lastSummaryDelivery(userID: String) async throws -> Date? {

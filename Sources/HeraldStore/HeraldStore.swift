@@ -131,20 +131,26 @@ public protocol HeraldStore: Sendable {
 
     // MARK: Scheduled Summary
     // A summary time (slot) of a user is delivered exactly once, across restarts: the delivery is
-    // recorded in the transaction that releases its notifications.
+    // recorded in the transaction that writes its releases. A release does not rewrite the
+    // notifications it releases: every read (`changes`, `notifications`, `notification`,
+    // `heldNotifications`) shows a notification the release covers as released — disposition
+    // `listedSilently`, reason `summary-delivered`, `context.summary` in the decision, `releasedAt` —
+    // and the device's change feed gets the release as one summary event (`summaryEvents`).
 
-    /// Records the user's summary for `slot` as delivered; false (and nothing changes) when it was
-    /// delivered already. `notFound` for an unknown user, `invalid` when the digest is not JSON.
+    /// Records the user's summary for `slot` as delivered, releasing nothing; false (and nothing
+    /// changes) when it was delivered already. `notFound` for an unknown user, `invalid` when the
+    /// digest is not JSON.
     func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool
-    /// Records the summary for `slot` and releases its notifications in ONE transaction: each live
-    /// notification still held for the summary gets its new decision, `releasedAt = date` and a new
-    /// seq. Returns the changed rows in seq order, or nil (and nothing changes) when the slot was
-    /// delivered already. `invalid` when a release names a device of another user.
-    func releaseSummary(
-        userID: String, slot: Date, digest: String, releases: [DecisionUpdate], at date: Date
-    ) async throws -> [StoredNotification]?
-    /// `releaseSummary` for many users in ONE transaction (one fsync): the results in order.
-    func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[StoredNotification]?]
+    /// What the user's summary for `slot` would release, read in one transaction with its horizon.
+    func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates
+    /// Records each summary and its device releases (each with a new seq) in ONE transaction: the
+    /// notifications of each device held for the summary, arrived by the slot and committed by the
+    /// horizon, are released at `date`. Per summary, the device events in order, or nil (and nothing
+    /// changes for it) when its slot was delivered already. `invalid` when a summary names a device
+    /// of another user.
+    func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[ReleasedSummary]?]
+    /// The device's summary events after `cursor` (and up to `last`, when given), in seq order.
+    func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent]
     /// The slot of the latest summary delivered to the user; nil when none was.
     func lastSummaryDelivery(userID: String) async throws -> Date?
     /// The users whose Scheduled Summary is on (it has a time), by user id.

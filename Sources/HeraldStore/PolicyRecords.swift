@@ -67,24 +67,6 @@ public struct DecisionUpdate: Sendable, Hashable {
     }
 }
 
-/// One Scheduled Summary of a user: its time, its digest and the held notifications it releases.
-public struct SummaryRelease: Sendable, Hashable {
-    public var userID: String
-    /// The summary time this delivery is for; each (user, slot) is delivered at most once.
-    public var slot: Date
-    /// The digest as JSON text.
-    public var digest: String
-    /// The new decisions of the notifications the summary releases (held for the summary).
-    public var releases: [DecisionUpdate]
-
-    public init(userID: String, slot: Date, digest: String, releases: [DecisionUpdate]) {
-        self.userID = userID
-        self.slot = slot
-        self.digest = digest
-        self.releases = releases
-    }
-}
-
 /// A notification category an app registered, as JSON text (the API owns the category model).
 public struct CategoryRecord: Sendable, Hashable {
     public var bundleID: String

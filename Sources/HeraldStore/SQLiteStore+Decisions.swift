@@ -11,16 +11,19 @@ extension SQLiteStore {
     /// literally (a partial index is used only for a query that repeats its condition).
     static let heldDispositions: Set<String> = [Disposition.heldForFocus.rawValue, Disposition.heldForSummary.rawValue]
 
+    /// Notifications released by a Scheduled Summary are no longer held (`SummaryOverlay`).
     static let heldSQL = """
-        SELECT \(NotificationRow.columns) FROM notifications
+        SELECT \(NotificationRow.columns) FROM notifications n
         WHERE device_id IN (SELECT value FROM json_each(?))
             AND removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary')
             AND disposition IN (SELECT value FROM json_each(?))
+            AND NOT \(SummaryOverlay.isReleased)
         ORDER BY received_at, seq
         """
 
+    /// A new decision ends a summary release's cover of the row (`decided_seq`, see `SummaryOverlay`).
     private static let decideSQL = """
-        UPDATE notifications SET disposition = ?, decision = ?, released_at = ?, seq = ?
+        UPDATE notifications SET disposition = ?, decision = ?, released_at = ?, seq = ?, decided_seq = ?
         WHERE device_id = ? AND id = ? AND removed_at IS NULL
         RETURNING \(NotificationRow.columns)
         """
@@ -45,7 +48,7 @@ extension SQLiteStore {
             }
             let seq = try Self.latestSeq(db) + 1
             return try NotificationRow.fetchOne(
-                db, sql: Self.decideSQL, arguments: [disposition, decision, released, seq, deviceID, id]
+                db, sql: Self.decideSQL, arguments: [disposition, decision, released, seq, seq, deviceID, id]
             )
         }
     }

@@ -14,21 +14,28 @@ extension SQLiteStore {
         (delivered_at IS NOT NULL OR expiration IS NULL OR (expiration <> 0 AND expiration >= ?))
         """
 
+    // Reads show notifications released by a Scheduled Summary as released (`SummaryOverlay`).
     private static let changesSQL = """
-        SELECT \(NotificationRow.columns) FROM notifications
-        WHERE device_id = ? AND seq > ? AND \(deliverable)
-        ORDER BY seq LIMIT ?
+        \(SummaryOverlay.select)
+        WHERE n.device_id = ? AND n.seq > ? AND \(deliverable)
+        ORDER BY n.seq LIMIT ?
         """
 
     private static let listSQL = """
-        SELECT \(NotificationRow.columns) FROM notifications
-        WHERE device_id = ? AND seq > ? AND removed_at IS NULL AND \(deliverable)
-        ORDER BY seq LIMIT ?
+        \(SummaryOverlay.select)
+        WHERE n.device_id = ? AND n.seq > ? AND n.removed_at IS NULL AND \(deliverable)
+        ORDER BY n.seq LIMIT ?
         """
 
     static let liveSQL = """
-        SELECT \(NotificationRow.columns) FROM notifications
-        WHERE device_id = ? AND id = ? AND removed_at IS NULL
+        \(SummaryOverlay.select)
+        WHERE n.device_id = ? AND n.id = ? AND n.removed_at IS NULL
+        """
+
+    /// `liveSQL` without the live condition: a row as a change just left it.
+    static let rowSQL = """
+        \(SummaryOverlay.select)
+        WHERE n.device_id = ? AND n.id = ?
         """
 
     /// Tombstones the device's live notification of the app with the collapse id, unless it has the id.
@@ -125,7 +132,7 @@ extension SQLiteStore {
     private enum Mark: Sendable {
         case read, dismissed, removed
 
-        /// Sets the column and a new seq, and returns the row.
+        /// Sets the column and a new seq (read the row again with `rowSQL`).
         var updateSQL: String {
             let column = switch self {
             case .read: "read_at"
@@ -135,7 +142,6 @@ extension SQLiteStore {
             return """
                 UPDATE notifications SET \(column) = ?, seq = ?
                 WHERE device_id = ? AND id = ?
-                RETURNING \(NotificationRow.columns)
                 """
         }
 
@@ -158,9 +164,8 @@ extension SQLiteStore {
             }
             if mark.isSet(on: current) { return current }
             let seq = try Self.latestSeq(db) + 1
-            return try NotificationRow.fetchOne(
-                db, sql: mark.updateSQL, arguments: [date.storedMilliseconds, seq, deviceID, id]
-            )
+            try db.cachedStatement(sql: mark.updateSQL).execute(arguments: [date.storedMilliseconds, seq, deviceID, id])
+            return try NotificationRow.fetchOne(db, sql: Self.rowSQL, arguments: [deviceID, id])
         }
     }
 

@@ -4,8 +4,11 @@ import HeraldCore
 import HeraldPolicy
 
 // Scheduled Summary deliveries, exactly once across restarts: a summary time (slot) of a user is
-// recorded in `summary_deliveries` in the same transaction that releases its notifications. A
-// second delivery of the slot finds the row (the primary key), and the transaction changes nothing.
+// recorded in `summary_deliveries` in the same transaction that writes its releases, one
+// `summary_releases` row per device (digest, featured ids, a seq). A second delivery of the slot
+// finds the row (the primary key), and the transaction changes nothing. The released notifications
+// are not rewritten: reads derive their released state (`SummaryOverlay`), so a release costs one
+// row per user and device, whatever the number of notifications it releases.
 
 extension SQLiteStore {
     private static let recordDeliverySQL = """
@@ -13,69 +16,123 @@ extension SQLiteStore {
         ON CONFLICT (user_id, slot_ms) DO NOTHING
         """
 
-    /// Releases a notification still held for the summary (one released otherwise meanwhile, or
-    /// removed, stays as it is).
-    private static let releaseSQL = """
-        UPDATE notifications SET disposition = ?, decision = ?, released_at = ?, seq = ?
-        WHERE device_id = ? AND id = ? AND removed_at IS NULL AND disposition = 'heldForSummary'
-        RETURNING \(NotificationRow.columns)
+    private static let recordReleaseSQL = """
+        INSERT INTO summary_releases
+            (device_id, slot_ms, user_id, seq, released_at, horizon_rowid, horizon_seq, digest, featured)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The user's notifications held for the summary, arrived at or before the slot, not released.
+    private static let candidatesSQL = """
+        SELECT \(NotificationRow.columns) FROM notifications n
+        WHERE device_id IN (SELECT device_id FROM devices WHERE user_id = ?)
+            AND removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary')
+            AND disposition = 'heldForSummary' AND received_at <= ?
+            AND NOT \(SummaryOverlay.isReleased)
+        ORDER BY received_at, seq
+        """
+
+    private static let eventsSQL = """
+        SELECT seq, device_id, user_id, slot_ms, released_at, digest, featured FROM summary_releases
+        WHERE device_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?
+        """
+
+    /// The notifications a release covers (tombstones left out), in the released state.
+    private static let eventNotificationsSQL = """
+        \(SummaryOverlay.select)
+        WHERE n.device_id = ? AND n.removed_at IS NULL AND n.disposition IN ('heldForFocus', 'heldForSummary')
+            AND n.received_at <= ? AND r.seq = ?
         """
 
     private static let summaryMessages = ConstraintMessages(
-        notFound: "A summary's user does not exist.",
-        invalid: "A summary digest or a decision is not valid JSON."
+        notFound: "A summary's user or device does not exist.",
+        invalid: "A summary digest is not valid JSON."
     )
 
     public func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool {
-        try await releaseSummary(userID: userID, slot: slot, digest: digest, releases: [], at: date) != nil
+        let summary = SummaryRelease(userID: userID, slot: slot, digest: digest, devices: [], horizon: SummaryHorizon(rowID: 0, seq: 0))
+        return try await releaseSummaries([summary], at: date)[0] != nil
     }
 
-    public func releaseSummary(
-        userID: String, slot: Date, digest: String, releases: [DecisionUpdate], at date: Date
-    ) async throws -> [StoredNotification]? {
-        let summary = SummaryRelease(userID: userID, slot: slot, digest: digest, releases: releases)
-        return try await releaseSummaries([summary], at: date)[0]
+    public func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates {
+        try await read { db in
+            let devices = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT device_id FROM devices WHERE user_id = ? ORDER BY device_id"), arguments: [userID]
+            )
+            let held = try NotificationRow.fetchAll(db, sql: Self.candidatesSQL, arguments: [userID, slot.storedMilliseconds])
+            let rowID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(rowid), 0) FROM notifications")) ?? 0
+            return SummaryCandidates(deviceIDs: devices, held: held, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
+        }
     }
 
-    public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[StoredNotification]?] {
+    public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[ReleasedSummary]?] {
         guard !summaries.isEmpty else { return [] }
-        for summary in summaries {
-            for release in summary.releases { try Self.validate(disposition: release.disposition) }
+        let encoder = JSONEncoder()
+        let encoded = try summaries.map { summary in
+            try summary.devices.map { device in
+                (String(decoding: try encoder.encode(device.apps), as: UTF8.self),
+                 String(decoding: try encoder.encode(device.featured), as: UTF8.self))
+            }
         }
         let released = date.storedMilliseconds
         return try await write(Self.summaryMessages) { db in
             var seq = try Self.latestSeq(db)
-            var results: [[StoredNotification]?] = []
+            var results: [[ReleasedSummary]?] = []
             results.reserveCapacity(summaries.count)
             let recordDelivery = try db.cachedStatement(sql: Self.recordDeliverySQL)
-            let releaseStatement = try db.cachedStatement(sql: Self.releaseSQL)
-            for summary in summaries {
+            let recordRelease = try db.cachedStatement(sql: Self.recordReleaseSQL)
+            let userDevices = try db.cachedStatement(sql: "SELECT device_id FROM devices WHERE user_id = ?")
+            for (summary, digests) in zip(summaries, encoded) {
                 try Self.requireUser(db, summary.userID)
-                let devices = Set(try String.fetchAll(
-                    db.cachedStatement(sql: "SELECT device_id FROM devices WHERE user_id = ?"), arguments: [summary.userID]
-                ))
-                for release in summary.releases where !devices.contains(release.deviceID) {
-                    throw StoreError(.invalid, "A summary of user \(summary.userID) releases a notification of another user's device.")
+                if !summary.devices.isEmpty {
+                    let devices = Set(try String.fetchAll(userDevices, arguments: [summary.userID]))
+                    for device in summary.devices where !devices.contains(device.deviceID) {
+                        throw StoreError(.invalid, "A summary of user \(summary.userID) is for another user's device.")
+                    }
                 }
-                try recordDelivery.execute(arguments: [summary.userID, summary.slot.storedMilliseconds, released, summary.digest])
+                let slot = summary.slot.storedMilliseconds
+                try recordDelivery.execute(arguments: [summary.userID, slot, released, summary.digest])
                 guard db.changesCount > 0 else {
                     results.append(nil)
                     continue
                 }
-                var changes: [StoredNotification] = []
-                changes.reserveCapacity(summary.releases.count)
-                for release in summary.releases {
-                    let row = try NotificationRow.fetchOne(releaseStatement, arguments: [
-                        release.disposition, release.decision, released, seq + 1, release.deviceID, release.id,
+                var events: [ReleasedSummary] = []
+                events.reserveCapacity(summary.devices.count)
+                for (device, (digest, featured)) in zip(summary.devices, digests) {
+                    seq += 1
+                    try recordRelease.execute(arguments: [
+                        device.deviceID, slot, summary.userID, seq, released,
+                        summary.horizon.rowID, summary.horizon.seq, digest, featured,
                     ])
-                    if let row {
-                        seq += 1
-                        changes.append(row)
-                    }
+                    events.append(ReleasedSummary(deviceID: device.deviceID, seq: seq))
                 }
-                results.append(changes)
+                results.append(events)
             }
             return results
+        }
+    }
+
+    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent] {
+        guard limit >= 0 else { throw StoreError(.invalid, "The limit must not be negative.") }
+        return try await read { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: Self.eventsSQL), arguments: [deviceID, cursor, last ?? Int64.max, limit]
+            )
+            let decoder = JSONDecoder()
+            return try rows.map { row in
+                let seq: Int64 = row[0]
+                var notifications: [String: StoredNotification] = [:]
+                for notification in try NotificationRow.fetchAll(db, sql: Self.eventNotificationsSQL, arguments: [deviceID, row[3] as Int64, seq]) {
+                    notifications[notification.id] = notification
+                }
+                return StoredSummaryEvent(
+                    seq: seq, deviceID: row[1], userID: row[2],
+                    slot: Date(storedMilliseconds: row[3]), releasedAt: Date(storedMilliseconds: row[4]),
+                    apps: try decoder.decode([SummaryAppGroup].self, from: Data((row[5] as String).utf8)),
+                    featured: try decoder.decode([String].self, from: Data((row[6] as String).utf8)),
+                    notifications: notifications
+                )
+            }
         }
     }
 

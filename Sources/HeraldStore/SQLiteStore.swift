@@ -63,9 +63,11 @@ public final class SQLiteStore: HeraldStore {
         try writer.close()
     }
 
-    /// The largest seq so far (0 when empty).
+    /// The largest seq so far (0 when empty): of a notification change or a Scheduled Summary release.
     static func latestSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(seq), 0) FROM notifications")) ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT MAX(COALESCE((SELECT MAX(seq) FROM notifications), 0), COALESCE((SELECT MAX(seq) FROM summary_releases), 0))
+            """)) ?? 0
     }
 }
 

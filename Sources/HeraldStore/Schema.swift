@@ -13,6 +13,7 @@ enum Schema {
         migrator.registerMigration("v2-policy", migrate: createPolicy)
         migrator.registerMigration("v3-thread-id", migrate: addThreadID)
         migrator.registerMigration("v4-app-badges", migrate: createAppBadges)
+        migrator.registerMigration("v5-summary-releases", migrate: createSummaryReleases)
         return migrator
     }
 

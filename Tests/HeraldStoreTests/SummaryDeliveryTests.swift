@@ -11,11 +11,6 @@ struct SummaryDeliveryTests {
     let slot = Fixture.time(3600)
     let digest = #"{"apps":[],"deliveredAt":0}"#
 
-    /// The release of a held notification to a listed-silently decision (a summary does not interrupt).
-    private func release(_ id: String, device: String = Fixture.deviceID) -> DecisionUpdate {
-        DecisionUpdate(deviceID: device, id: id, disposition: "listedSilently", decision: Fixture.decisionJSON(.listedSilently))
-    }
-
     /// Held notifications on both devices of the user, and some that the summary must not touch.
     private func seedHeld(_ store: any HeraldStore) async throws {
         _ = try await store.insert([
@@ -24,8 +19,26 @@ struct SummaryDeliveryTests {
             Fixture.decided("focus", .heldForFocus, receivedAt: Fixture.time(3), focusID: "work"),
             Fixture.decided("alerted", .alerted, receivedAt: Fixture.time(4)),
             Fixture.decided("gone", .heldForSummary, receivedAt: Fixture.time(5)),
+            Fixture.decided("late", .heldForSummary, receivedAt: Fixture.time(7200)),
         ])
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "gone", at: Fixture.time(6))
+    }
+
+    /// The user's summary for `slot` as the summary service makes it: every candidate, `a` featured.
+    private func summary(_ store: any HeraldStore, slot: Date? = nil) async throws -> SummaryRelease {
+        let slot = slot ?? self.slot
+        let candidates = try await store.summaryCandidates(userID: Fixture.userID, slot: slot)
+        let devices = Dictionary(grouping: candidates.held, by: \.deviceID).keys.sorted().map { device in
+            let ids = candidates.held.filter { $0.deviceID == device }.map(\.id)
+            return DeviceSummary(deviceID: device, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ids)], featured: ids.filter { $0 == "a" })
+        }
+        return SummaryRelease(userID: Fixture.userID, slot: slot, digest: digest, devices: devices, horizon: candidates.horizon)
+    }
+
+    /// The decision JSON of a row as an object.
+    private func decision(_ row: StoredNotification?) throws -> [String: Any] {
+        let text = try #require(row?.decision)
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
     @Test func aSummarySlotIsRecordedOnce() async throws {
@@ -50,51 +63,115 @@ struct SummaryDeliveryTests {
         #expect(kept?["digest"] == digest)
     }
 
-    @Test func releasingASummaryUpdatesItsHeldNotificationsInOneChange() async throws {
+    @Test func theCandidatesAreWhatIsHeldForTheSummaryByItsTime() async throws {
+        let store = try await Fixture.makePolicyStore()
+        try await seedHeld(store)
+        let candidates = try await store.summaryCandidates(userID: Fixture.userID, slot: slot)
+        #expect(candidates.deviceIDs == [Fixture.deviceID, Fixture.otherDeviceID].sorted())
+        #expect(candidates.held.map(\.id) == ["a", "b"])
+        #expect(candidates.horizon.seq == (try await store.latestCursor()))
+        #expect(try await store.summaryCandidates(userID: Fixture.otherUserID, slot: slot).held.isEmpty)
+    }
+
+    @Test func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState() async throws {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
+        let before = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
 
-        // When the summary releases what was held (and names some that are no longer held for it)
-        let released = try #require(try await store.releaseSummary(
-            userID: Fixture.userID, slot: slot, digest: digest,
-            releases: [release("a"), release("b", device: Fixture.otherDeviceID), release("focus"), release("alerted"), release("gone"), release("missing")],
-            at: now
-        ))
+        // When the summary releases what was held for it
+        let events = try #require(try await store.releaseSummaries([try await summary(store)], at: now)[0])
 
-        // Then the notifications held for the summary changed, with new seqs, released at its time
-        #expect(released.map(\.id) == ["a", "b"])
-        #expect(released.map(\.seq) == [cursor + 1, cursor + 2])
-        #expect(released.allSatisfy { $0.disposition == "listedSilently" && $0.releasedAt == now })
-        #expect(released.allSatisfy { $0.decision == Fixture.decisionJSON(.listedSilently) })
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: cursor, limit: 10, now: now) == [released[0]])
-        #expect(try await store.changes(deviceID: Fixture.otherDeviceID, after: cursor, limit: 10, now: now) == [released[1]])
-        // The rest is untouched
+        // Then each device got one summary event with a new seq, and nothing else changed seq
+        #expect(events == [ReleasedSummary(deviceID: Fixture.deviceID, seq: cursor + 1), ReleasedSummary(deviceID: Fixture.otherDeviceID, seq: cursor + 2)])
+        #expect(try await store.latestCursor() == cursor + 2)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: cursor, limit: 10, now: now).isEmpty)
+
+        // And every read shows the released state: listed silently, released at the release, the summary in the decision
+        let a = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
+        #expect(a.seq == before.seq)
+        #expect(a.disposition == "listedSilently" && a.releasedAt == now)
+        let decisionA = try decision(a)
+        #expect(decisionA["disposition"] as? String == "listedSilently")
+        #expect(decisionA["notificationCenter"] as? Bool == true && decisionA["banner"] as? Int == 0)
+        #expect((decisionA["reasons"] as? [String])?.contains("summary-delivered") == true)
+        let summaryA = try #require((decisionA["context"] as? [String: Any])?["summary"] as? [String: Any])
+        #expect(summaryA["slot_ms"] as? Int64 == slot.storedMilliseconds && summaryA["featured"] as? Bool == true)
+        let b = try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).first { $0.id == "b" }
+        #expect(b?.disposition == "listedSilently")
+        #expect(((try decision(b))["context"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["featured"] as? Bool == false)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "a" } == a)
+
+        // The rest is untouched: a Focus hold, an alerted one, one removed before, one that came after the time
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "focus")?.disposition == "heldForFocus")
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "alerted")?.releasedAt == nil)
-        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: ["heldForSummary"]).isEmpty)
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "gone" }?.disposition == "heldForSummary")
+        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: ["heldForSummary"]).map(\.id) == ["late"])
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == slot)
+
+        // And the change feed has the event: the device's digest and its notifications as released
+        let feed = try await store.summaryEvents(deviceID: Fixture.deviceID, after: cursor, through: nil, limit: 10)
+        #expect(feed.map(\.seq) == [cursor + 1])
+        #expect(feed.first?.apps == [SummaryAppGroup(bundleID: Fixture.appID, ids: ["a"])])
+        #expect(feed.first?.featured == ["a"] && feed.first?.notifications["a"] == a)
+        #expect(feed.first?.slot == slot && feed.first?.releasedAt == now)
+        #expect(try await store.summaryEvents(deviceID: Fixture.deviceID, after: cursor + 1, through: nil, limit: 10).isEmpty)
+        #expect(try await store.summaryEvents(deviceID: Fixture.otherDeviceID, after: 0, through: cursor + 1, limit: 10).isEmpty)
+    }
+
+    @Test func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision() async throws {
+        let store = try await Fixture.makePolicyStore()
+        try await seedHeld(store)
+        _ = try await store.releaseSummaries([try await summary(store)], at: now)
+
+        // Read and dismissed: still released, with the mark
+        let read = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(200))
+        #expect(read?.disposition == "listedSilently" && read?.readAt == Fixture.time(200) && read?.releasedAt == now)
+        #expect(try await store.dismiss(deviceID: Fixture.otherDeviceID, id: "b", at: Fixture.time(200))?.disposition == "listedSilently")
+
+        // A new decision holding it for the summary again: held, for the next summary
+        let heldAgain = try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "a", disposition: "heldForSummary",
+            decision: Fixture.decisionJSON(.heldForSummary), releasedAt: nil, at: Fixture.time(300)
+        )
+        #expect(heldAgain?.disposition == "heldForSummary")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == "heldForSummary")
+        #expect(try await store.summaryCandidates(userID: Fixture.userID, slot: slot).held.map(\.id) == ["a"])
+    }
+
+    @Test func aNotificationCommittedAfterTheReadWaitsForTheNextSummary() async throws {
+        let store = try await Fixture.makePolicyStore()
+        try await seedHeld(store)
+        let release = try await summary(store)
+
+        // A notification held for the summary, arrived before its time, committed after its read
+        _ = try await store.insert([Fixture.decided("racing", .heldForSummary, receivedAt: Fixture.time(3000))])
+        _ = try await store.releaseSummaries([release], at: now)
+
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "racing")?.disposition == "heldForSummary")
+        let next = try await summary(store, slot: Fixture.time(7200))
+        #expect(next.devices.flatMap { $0.apps.flatMap(\.ids) } == ["racing", "late"])
+        _ = try await store.releaseSummaries([next], at: Fixture.time(7200))
+        let racing = try await store.notification(deviceID: Fixture.deviceID, id: "racing")
+        #expect(racing?.disposition == "listedSilently" && racing?.releasedAt == Fixture.time(7200))
+        // Each release keeps what it released
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
 
     @Test func aSecondReleaseOfTheSameSlotChangesNothing() async throws {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)
-        let first = try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest, releases: [release("a")], at: now)
-        #expect(first?.count == 1)
+        let release = try await summary(store)
+        #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
         let cursor = try await store.latestCursor()
-        let before = try await store.changes(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now)
 
-        // When the same slot is released again (a retry, or a second summary service), even with other notifications
-        let second = try await store.releaseSummary(
-            userID: Fixture.userID, slot: slot, digest: digest,
-            releases: [release("b", device: Fixture.otherDeviceID)], at: Fixture.time(200)
-        )
+        // When the same slot is released again (a retry, or a second summary service)
+        let second = try await store.releaseSummaries([release], at: Fixture.time(200))
 
-        // Then nothing is released
-        #expect(second == nil)
+        // Then nothing is released again
+        #expect(second == [nil])
         #expect(try await store.latestCursor() == cursor)
-        #expect(try await store.changes(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now) == before)
-        #expect(try await store.notification(deviceID: Fixture.otherDeviceID, id: "b")?.disposition == "heldForSummary")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
 
     @Test func aDeliveredSlotStaysDeliveredAcrossRestarts() async throws {
@@ -108,23 +185,22 @@ struct SummaryDeliveryTests {
         try await Fixture.seed(store)
         try await Fixture.seedOtherUser(store)
         try await seedHeld(store)
-        let released = try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest, releases: [release("a")], at: now)
-        #expect(released?.map(\.id) == ["a"])
+        let release = try await summary(store)
+        #expect(try await store.releaseSummaries([release], at: now)[0] != nil)
+        let released = try await store.notification(deviceID: Fixture.deviceID, id: "a")
         let cursor = try await store.latestCursor()
         try await store.close()
 
         // When it starts again and catches up on the same summary time
         let reopened: any HeraldStore = try SQLiteStore(path: path)
         #expect(try await reopened.lastSummaryDelivery(userID: Fixture.userID) == slot)
-        let again = try await reopened.releaseSummary(
-            userID: Fixture.userID, slot: slot, digest: digest, releases: [release("b", device: Fixture.otherDeviceID)], at: Fixture.time(7200)
-        )
+        let again = try await reopened.releaseSummaries([release], at: Fixture.time(7200))
 
         // Then the slot is not delivered twice, and what it released is still released
-        #expect(again == nil)
+        #expect(again == [nil])
         #expect(try await reopened.latestCursor() == cursor)
-        #expect(try await reopened.notification(deviceID: Fixture.deviceID, id: "a") == released?.first)
-        #expect(try await reopened.notification(deviceID: Fixture.otherDeviceID, id: "b")?.disposition == "heldForSummary")
+        #expect(try await reopened.notification(deviceID: Fixture.deviceID, id: "a") == released)
+        #expect(released?.disposition == "listedSilently")
         #expect(try await reopened.recordSummaryDelivery(userID: Fixture.userID, slot: Fixture.time(7200), digest: digest, at: Fixture.time(7200)))
         try await reopened.close()
     }
@@ -132,40 +208,27 @@ struct SummaryDeliveryTests {
     @Test func aFailedReleaseRecordsNoDelivery() async throws {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)
-        _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
+        let release = try await summary(store)
 
-        let errors: [StoreError?] = [
-            await #expect(throws: StoreError.self) {
-                try await store.releaseSummary(userID: "nobody", slot: slot, digest: digest, releases: [], at: now)
-            },
-            // A release of another user's notification
-            await #expect(throws: StoreError.self) {
-                try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest,
-                                               releases: [release("a"), release("theirs", device: Fixture.strangerDeviceID)], at: now)
-            },
-            await #expect(throws: StoreError.self) {
-                try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: "{not json", releases: [release("a")], at: now)
-            },
-            // A decision that is not JSON, after one that is: the whole summary rolls back
-            await #expect(throws: StoreError.self) {
-                try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest, releases: [
-                    release("a"), DecisionUpdate(deviceID: Fixture.otherDeviceID, id: "b", disposition: "alerted", decision: "{"),
-                ], at: now)
-            },
-            await #expect(throws: StoreError.self) {
-                try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest, releases: [
-                    DecisionUpdate(deviceID: Fixture.deviceID, id: "a", disposition: "released", decision: "{}"),
-                ], at: now)
-            },
-        ]
-        #expect(errors.map(\.?.kind) == [.notFound, .invalid, .invalid, .invalid, .invalid])
+        var theirs = release
+        theirs.devices.append(DeviceSummary(deviceID: Fixture.strangerDeviceID, apps: [], featured: []))
+        var notJSON = release
+        notJSON.digest = "{not json"
+        var nobody = release
+        nobody.userID = "nobody"
+        nobody.devices = []
+        var errors: [StoreError?] = []
+        for bad in [nobody, theirs, notJSON] {
+            errors.append(await #expect(throws: StoreError.self) { try await store.releaseSummaries([release, bad], at: now) })
+        }
+        #expect(errors.map(\.?.kind) == [.notFound, .invalid, .invalid])
 
-        // Then nothing was recorded or released: the slot can still be delivered
+        // Then nothing was recorded or released (the good summary in the batch rolled back too)
         #expect(try await store.latestCursor() == cursor)
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == nil)
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == "heldForSummary")
-        #expect(try await store.releaseSummary(userID: Fixture.userID, slot: slot, digest: digest, releases: [release("a")], at: now)?.count == 1)
+        #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
     }
 
     @Test func manySummariesAreReleasedInOneTransaction() async throws {
@@ -173,19 +236,22 @@ struct SummaryDeliveryTests {
         try await seedHeld(store)
         _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
+        let mine = try await summary(store)
+        let candidates = try await store.summaryCandidates(userID: Fixture.otherUserID, slot: slot)
+        let theirs = SummaryRelease(
+            userID: Fixture.otherUserID, slot: slot, digest: digest,
+            devices: [DeviceSummary(deviceID: Fixture.strangerDeviceID, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ["theirs"])], featured: [])],
+            horizon: candidates.horizon
+        )
 
-        let results = try await store.releaseSummaries([
-            SummaryRelease(userID: Fixture.userID, slot: slot, digest: digest, releases: [release("a")]),
-            SummaryRelease(userID: Fixture.otherUserID, slot: slot, digest: digest, releases: [release("theirs", device: Fixture.strangerDeviceID)]),
-            // The same slot again within the batch is already delivered
-            SummaryRelease(userID: Fixture.userID, slot: slot, digest: digest, releases: [release("b", device: Fixture.otherDeviceID)]),
-        ], at: now)
+        // The same slot again within the batch is already delivered
+        let results = try await store.releaseSummaries([mine, theirs, mine], at: now)
 
         #expect(results.count == 3)
-        #expect(results[0]?.map(\.id) == ["a"])
-        #expect(results[1]?.map(\.id) == ["theirs"])
+        #expect(results[0]?.map(\.seq) == [cursor + 1, cursor + 2])
+        #expect(results[1] == [ReleasedSummary(deviceID: Fixture.strangerDeviceID, seq: cursor + 3)])
         #expect(results[2] == nil)
-        #expect(results[0]?.first?.seq == cursor + 1 && results[1]?.first?.seq == cursor + 2)
+        #expect(try await store.notification(deviceID: Fixture.strangerDeviceID, id: "theirs")?.disposition == "listedSilently")
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 

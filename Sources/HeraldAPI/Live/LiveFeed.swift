@@ -15,12 +15,24 @@ public struct LiveChange: Hashable, Sendable {
     public var isRemoval: Bool { notification.isRemoved }
 }
 
+/// A Scheduled Summary as a stream sends it (`event: summary`): the device's part of the digest,
+/// the released notifications in their released state, and the stream cursor after it.
+public struct LiveSummary: Hashable, Sendable {
+    public var summary: StoredSummaryEvent
+    public var cursor: Int64
+}
+
 /// What a stream transport writes next.
 public enum LiveFeedOutput: Hashable, Sendable {
     case changes([LiveChange])
+    /// A Scheduled Summary released notifications of the device (it has a cursor, like a change).
+    case summary(LiveSummary)
     case heartbeat
     /// The device's state changed: its JSON (`event: state`, no cursor).
     case state(JSONValue)
+    /// The device's app badges changed after a change this session sent: `BadgeWatch`'s JSON
+    /// (`event: badge`, no cursor).
+    case badge(JSONValue)
 }
 
 /// A device's change feed for one session: every change after the client's cursor from the store,
@@ -71,6 +83,9 @@ public struct LiveFeed: AsyncSequence, Sendable {
         private var phase: Phase
         private var position: FeedCursor
         private var needsDeliveryMark = false
+        private var badges = BadgeWatch()
+        /// Outputs of a catch-up page not returned yet (changes and summaries, in seq order).
+        private var pending: [LiveFeedOutput] = []
 
         init(feed: LiveFeed) {
             self.feed = feed
@@ -79,18 +94,29 @@ public struct LiveFeed: AsyncSequence, Sendable {
             self.position = FeedCursor(floor: feed.cursor, memory: memory)
         }
 
-        /// The next changes (or a heartbeat); nil when the subscription ended.
+        /// The next output; nil when the subscription ended. After changes that applied a badge,
+        /// a `badge` event when the device's badges changed.
         public mutating func next() async throws -> LiveFeedOutput? {
+            do {
+                if let badge = try await badges.event(store: feed.store, deviceID: feed.deviceID) { return .badge(badge) }
+            } catch {
+                feed.logger.warning("Could not read the badges", metadata: [
+                    "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
+                ])
+            }
+            let output = try await nextOutput()
+            if case .changes(let changes)? = output { badges.note(changes) }
+            return output
+        }
+
+        /// The next changes (or a heartbeat); nil when the subscription ended.
+        private mutating func nextOutput() async throws -> LiveFeedOutput? {
             await markDeliveredIfNeeded()
             while true {
+                if !pending.isEmpty { return pending.removeFirst() }
                 switch phase {
                 case .catchingUp(let after):
-                    let page = try await feed.store.changes(
-                        deviceID: feed.deviceID, after: after, limit: feed.pageSize, now: feed.now()
-                    )
-                    phase = page.count < feed.pageSize ? .live : .catchingUp(after: page.last?.seq ?? after)
-                    let changes = accept(page)
-                    if !changes.isEmpty { return .changes(changes) }
+                    try await catchUp(after: after)
                 case .live:
                     guard let event = await feed.subscription.next() else { return nil }
                     switch event {
@@ -107,9 +133,37 @@ public struct LiveFeed: AsyncSequence, Sendable {
                         return .heartbeat
                     case .deviceState(let json):
                         return .state(json)
+                    case .summary(let seq):
+                        phase = .catchingUp(after: position.catchUpStart(oldestDropped: seq))
                     }
                 }
             }
+        }
+
+        /// Reads one page of the store after `after`: the changes and the summary events up to the
+        /// page's end, merged in seq order into `pending`.
+        private mutating func catchUp(after: Int64) async throws {
+            let page = try await feed.store.changes(
+                deviceID: feed.deviceID, after: after, limit: feed.pageSize, now: feed.now()
+            )
+            var end: Int64? = page.count < feed.pageSize ? nil : page.last?.seq
+            let summaries = try await feed.store.summaryEvents(
+                deviceID: feed.deviceID, after: after, through: end, limit: feed.pageSize
+            )
+            if summaries.count == feed.pageSize, let last = summaries.last?.seq { end = Swift.min(end ?? last, last) }
+            phase = end.map { .catchingUp(after: $0) } ?? .live
+            var rows = page.filter { end == nil || $0.seq <= end! }[...]
+            for summary in summaries where end == nil || summary.seq <= end! {
+                let before = rows.prefix { $0.seq < summary.seq }
+                rows = rows.dropFirst(before.count)
+                let changes = accept(Array(before))
+                if !changes.isEmpty { pending.append(.changes(changes)) }
+                if let cursor = position.accept(summary.seq) {
+                    pending.append(.summary(LiveSummary(summary: summary, cursor: cursor)))
+                }
+            }
+            let changes = accept(Array(rows))
+            if !changes.isEmpty { pending.append(.changes(changes)) }
         }
 
         /// A change that reached a connected session is delivered unless it expired before that.

@@ -73,6 +73,15 @@ public final class LiveHub: Sendable {
         }
     }
 
+    /// Tells the device's sessions that its summary event `seq` is committed: each reads it from
+    /// the store (`HeraldStore.summaryEvents`) and sends it as `summary`.
+    public func publishSummary(deviceID: String, seq: Int64) {
+        let subscriptions = state.withLock { state in state.sessions[deviceID].map { Array($0.values) } ?? [] }
+        for subscription in subscriptions {
+            subscription.enqueueSummary(seq: seq)
+        }
+    }
+
     /// Whether a session of the device is connected now (`apns-expiration: 0` needs one).
     public func hasSession(deviceID: String) -> Bool {
         state.withLock { !($0.sessions[deviceID]?.isEmpty ?? true) }

@@ -13,6 +13,9 @@ public enum LiveEvent: Hashable, Sendable {
     /// The device's state changed (`PUT /v1/devices/{id}/state`): its JSON. Only the latest state
     /// waits in the queue; it is not part of the change feed (no cursor).
     case deviceState(JSONValue)
+    /// A Scheduled Summary released notifications of the device: its event has this `seq` in the
+    /// change feed; the session reads it (and anything before it not sent yet) from the store.
+    case summary(seq: Int64)
 }
 
 /// One live session's subscription to a device's changes: a bounded queue that the hub fills
@@ -43,6 +46,7 @@ public final class LiveSubscription: Sendable {
         var oldestDropped: Int64?
         var isHeartbeatDue = false
         var pendingState: JSONValue?
+        var summaryDue: Int64?
         var isFinished = false
         var waiter: CheckedContinuation<LiveEvent?, Never>?
 
@@ -55,6 +59,10 @@ public final class LiveSubscription: Sendable {
             if let oldest = oldestDropped {
                 oldestDropped = nil
                 return .lagged(oldestDropped: oldest)
+            }
+            if let seq = summaryDue {
+                summaryDue = nil
+                return .summary(seq: seq)
             }
             if let state = pendingState {
                 pendingState = nil
@@ -133,6 +141,16 @@ public final class LiveSubscription: Sendable {
         let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
             guard !state.isFinished else { return nil }
             state.pendingState = json
+            return state.wakeUp()
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+    }
+
+    /// Tells the consumer a summary event with `seq` is in the store (the lowest one waits).
+    func enqueueSummary(seq: Int64) {
+        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+            guard !state.isFinished else { return nil }
+            state.summaryDue = min(state.summaryDue ?? seq, seq)
             return state.wakeUp()
         }
         if let (waiter, event) = wake { waiter.resume(returning: event) }

@@ -7,7 +7,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// `GET /v1/devices/{device_id}/stream` as Server-Sent Events: `id: <cursor>`, `event:
-/// notification|removed`, `data: <one-line JSON>`, a comment line as heartbeat when idle.
+/// notification|removed|summary`, `data: <one-line JSON>`, a comment line as heartbeat when idle.
 struct ServerSentEvents: Sendable {
     let dependencies: APIDependencies
     let authenticator: Authenticator
@@ -61,10 +61,21 @@ struct ServerSentEvents: Sendable {
         switch output {
         case .heartbeat:
             return ByteBuffer(string: ": heartbeat\n\n")
+        case .badge(let badge):
+            // Not a change of the list either: no `id:` (GET …/badges has the current value).
+            var buffer = ByteBuffer(string: "event: badge\ndata: ")
+            buffer.writeBytes(try JSONBody.encode(badge))
+            buffer.writeString("\n\n")
+            return buffer
         case .state(let state):
             // Not a change of the list: no `id:`, so a client's Last-Event-ID stays where it was.
             var buffer = ByteBuffer(string: "event: state\ndata: ")
             buffer.writeBytes(try JSONBody.encode(state))
+            buffer.writeString("\n\n")
+            return buffer
+        case .summary(let summary):
+            var buffer = ByteBuffer(string: "id: \(summary.cursor)\nevent: summary\ndata: ")
+            buffer.writeBytes(SummaryEventJSON.bytes(summary))
             buffer.writeString("\n\n")
             return buffer
         case .changes(let changes):

@@ -9,7 +9,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// `GET /v1/devices/{device_id}/stream` with `Upgrade: websocket`: the stream's events as text
-/// messages `{"type":"notification"|"removed","cursor":…,"notification":{…}}`.
+/// messages `{"type":"notification"|"removed","cursor":…,"notification":{…}}`, and
+/// `{"type":"summary","cursor":…,"summary":{…}}` (`SummaryEventJSON`).
 ///
 /// The upgrade is decided before the router sees the request (HTTP/1 upgrade happens on the
 /// connection), so this checks the path and the user token itself; a request it refuses gets the
@@ -93,6 +94,17 @@ struct WebSocketStreams: Sendable {
                         }
                     case .state(let state):
                         let message = JSONValue.object(["type": .string("state"), "state": state])
+                        try await outbound.writeTextMessage(String(decoding: try JSONBody.encode(message), as: UTF8.self))
+                    case .summary(let summary):
+                        var writer = JSONWriter(capacity: 4_096)
+                        writer.beginObject()
+                        writer.key("type"); writer.string("summary")
+                        writer.key("cursor"); writer.string(String(summary.cursor))
+                        writer.key("summary"); SummaryEventJSON.write(summary, into: &writer)
+                        writer.endObject()
+                        try await outbound.writeTextMessage(String(decoding: writer.bytes, as: UTF8.self))
+                    case .badge(let badge):
+                        let message = JSONValue.object(["type": .string("badge"), "badge": badge])
                         try await outbound.writeTextMessage(String(decoding: try JSONBody.encode(message), as: UTF8.self))
                     case .heartbeat:
                         continue

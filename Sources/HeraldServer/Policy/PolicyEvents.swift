@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPolicy
+import HeraldStore
 import Synchronization
 
 /// A Scheduled Summary delivered to a user.
@@ -13,8 +14,9 @@ public struct SummaryDelivery: Sendable {
     public var deliveredAt: Date
     /// The released notifications, ranked, the featured ones marked.
     public var digest: SummaryDigest
-    /// The released notifications as stored, in seq order; empty when `wasDeliveredBefore`.
-    public var changes: [StoredNotification]
+    /// The summary event of each device with released notifications (its seq in the device's
+    /// change feed); empty when `wasDeliveredBefore`.
+    public var events: [ReleasedSummary]
     /// Whether the store had this summary time delivered already (nothing changed).
     public var wasDeliveredBefore: Bool
 }

@@ -9,8 +9,10 @@ import Synchronization
 
 /// Delivers each user's Scheduled Summary: at each summary time, the notifications held for the
 /// summary (held at or before that time) are released together as ONE digest through
-/// `HeraldStore.releaseSummary`, which records the summary time in the same transaction — so a
-/// time is delivered exactly once, across restarts. The released rows go to the live hub and a
+/// `HeraldStore.releaseSummaries`, which records the summary time in the same transaction — so a
+/// time is delivered exactly once, across restarts. The release writes one row per device, not per
+/// notification (reads derive the released state), so its cost follows the number of users and
+/// devices. Each device's summary event goes to the live hub (streams send `event: summary`) and a
 /// `summaryDelivered` event carries the digest.
 ///
 /// At start-up, a user whose last summary time passed while Herald was down (the schedule's
@@ -24,7 +26,7 @@ final class SummaryService: Service {
     }
 
     private let engine: DeliveryPolicyEngine
-    private let events: PolicyEvents
+    private let policyEvents: PolicyEvents
     private let logger: Logger
     private let users = Mutex<[String: SummaryUser]>([:])
     private let isDirty = Mutex(false)
@@ -32,7 +34,7 @@ final class SummaryService: Service {
 
     init(engine: DeliveryPolicyEngine, events: PolicyEvents, logger: Logger) {
         self.engine = engine
-        self.events = events
+        self.policyEvents = events
         self.logger = logger
     }
 
@@ -52,7 +54,7 @@ final class SummaryService: Service {
         let clock = engine.clock
         var lastCheck = clock.now
         await reload(catchingUp: true, nextAfter: lastCheck)
-        events.publish(.serviceReady(name: "summary"))
+        policyEvents.publish(.serviceReady(name: "summary"))
         while !Task.isCancelled {
             let deadline = users.withLock { $0.values.compactMap(\.next).min() }
             await wake.wait(until: deadline, on: clock)
@@ -102,31 +104,27 @@ final class SummaryService: Service {
     }
 
     /// How many users' summaries share one store transaction.
-    static let batchSize = 500
+    static let batchSize = 2_000
+
+    /// How many users' summaries are prepared at once (reads and ranking run in parallel).
+    static let preparingWidth = 8
 
     /// Releases each user's summary for its slot as one digest (exactly once), many users per store
     /// transaction; a batch that fails is retried user by user, so one bad user does not hold back
-    /// the others.
+    /// the others. The notifications are not rewritten (see `HeraldStore.releaseSummaries`): each
+    /// device's summary event goes to the hub, and its sessions read it from the store.
     private func deliver(_ summaries: [(userID: String, slot: Date)], now: Date) async {
-        var prepared: [(release: SummaryRelease, digest: SummaryDigest)] = []
-        prepared.reserveCapacity(summaries.count)
-        for summary in summaries {
-            do {
-                prepared.append(try await prepare(userID: summary.userID, slot: summary.slot))
-            } catch {
-                logger.error("Could not prepare a Scheduled Summary", metadata: ["user.id": "\(summary.userID)", "error": "\(error)"])
-            }
-        }
-        for start in stride(from: 0, to: prepared.count, by: Self.batchSize) {
-            let batch = Array(prepared[start..<min(start + Self.batchSize, prepared.count)])
+        for start in stride(from: 0, to: summaries.count, by: Self.batchSize) {
+            let batch = try? await prepare(summaries[start..<min(start + Self.batchSize, summaries.count)])
+            guard let batch, !batch.isEmpty else { continue }
             do {
                 let results = try await engine.store.releaseSummaries(batch.map(\.release), at: now)
-                for (item, changes) in zip(batch, results) { announce(item, changes: changes, now: now) }
+                for (item, events) in zip(batch, results) { announce(item, events: events, now: now) }
             } catch {
                 for item in batch {
                     do {
-                        let changes = try await engine.store.releaseSummaries([item.release], at: now)
-                        announce(item, changes: changes.first ?? nil, now: now)
+                        let events = try await engine.store.releaseSummaries([item.release], at: now)
+                        announce(item, events: events.first ?? nil, now: now)
                     } catch {
                         logger.error("Could not deliver a Scheduled Summary", metadata: ["user.id": "\(item.release.userID)", "error": "\(error)"])
                     }
@@ -135,44 +133,78 @@ final class SummaryService: Service {
         }
     }
 
-    private func announce(_ item: (release: SummaryRelease, digest: SummaryDigest), changes: [StoredNotification]?, now: Date) {
-        engine.hub.publish(changes ?? [])
-        events.publish(.summaryDelivered(SummaryDelivery(
+    private typealias Prepared = (release: SummaryRelease, digest: SummaryDigest)
+
+    /// Prepares the summaries, a few users at a time, in order; a user that fails is logged and left out.
+    private func prepare(_ summaries: ArraySlice<(userID: String, slot: Date)>) async throws -> [Prepared] {
+        var prepared: [Prepared?] = Array(repeating: nil, count: summaries.count)
+        try await withThrowingTaskGroup(of: (Int, Prepared?).self) { group in
+            var next = summaries.startIndex
+            func add() {
+                guard next < summaries.endIndex else { return }
+                let index = next, summary = summaries[index]
+                next += 1
+                group.addTask {
+                    do {
+                        return (index - summaries.startIndex, try await self.prepare(userID: summary.userID, slot: summary.slot))
+                    } catch {
+                        self.logger.error("Could not prepare a Scheduled Summary", metadata: ["user.id": "\(summary.userID)", "error": "\(error)"])
+                        return (index - summaries.startIndex, nil)
+                    }
+                }
+            }
+            for _ in 0..<Self.preparingWidth { add() }
+            while let (index, item) = try await group.next() {
+                prepared[index] = item
+                add()
+            }
+        }
+        return prepared.compactMap { $0 }
+    }
+
+    private func announce(_ item: Prepared, events: [ReleasedSummary]?, now: Date) {
+        for event in events ?? [] { engine.hub.publishSummary(deviceID: event.deviceID, seq: event.seq) }
+        policyEvents.publish(.summaryDelivered(SummaryDelivery(
             userID: item.release.userID, slot: item.release.slot, deliveredAt: now, digest: item.digest,
-            changes: changes ?? [], wasDeliveredBefore: changes == nil
+            events: events ?? [], wasDeliveredBefore: events == nil
         )))
     }
 
-    /// The user's summary for `slot`: the digest of what was held for it, and the new decisions.
-    private func prepare(userID: String, slot: Date) async throws -> (release: SummaryRelease, digest: SummaryDigest) {
-        let store = engine.store
-        let devices = try await store.devices(userID: userID).map(\.deviceID)
-        let held = try await store.heldNotifications(deviceIDs: devices, dispositions: [Disposition.heldForSummary.rawValue])
-            .filter { $0.receivedAt <= slot }
+    /// The user's summary for `slot`: the digest of what was held for it, and each device's part.
+    private func prepare(userID: String, slot: Date) async throws -> Prepared {
+        let candidates = try await engine.store.summaryCandidates(userID: userID, slot: slot)
         var facts: [NotificationFacts] = []
-        facts.reserveCapacity(held.count)
-        for row in held { facts.append(try await engine.facts(of: row)) }
-        let digest = SummaryDigest.make(from: facts, now: slot)
-        let featured = Set(digest.featured.map(\.id))
-        var releases: [DecisionUpdate] = []
-        releases.reserveCapacity(held.count)
-        for row in held {
-            guard var stored = StoredDecision.read(row) else { continue }
-            stored.decision.disposition = .listedSilently
-            stored.decision.banner = .none
-            stored.decision.sound = .silent
-            stored.decision.announce = false
-            stored.decision.notificationCenter = true
-            stored.decision.reasons.insert(ServerReason.summaryDelivered)
-            stored.context.summary = StoredDecision.SummaryRef(
-                slotMilliseconds: Int64((slot.timeIntervalSince1970 * 1000).rounded()), isFeatured: featured.contains(row.id)
-            )
-            releases.append(DecisionUpdate(
-                deviceID: row.deviceID, id: row.id, disposition: Disposition.listedSilently.rawValue, decision: try stored.jsonText()
-            ))
+        facts.reserveCapacity(candidates.held.count)
+        var devicesOf: [String: [String]] = [:]
+        devicesOf.reserveCapacity(candidates.held.count)
+        for row in candidates.held {
+            facts.append(try await engine.facts(of: row))
+            devicesOf[row.id, default: []].append(row.deviceID)
         }
-        let digestJSON = String(decoding: try JSONEncoder().encode(digest), as: UTF8.self)
-        return (SummaryRelease(userID: userID, slot: slot, digest: digestJSON, releases: releases), digest)
+        let digest = SummaryDigest.make(from: facts, now: slot)
+        // Each device's part, in digest order: a notification id on two devices is two entries.
+        var parts: [String: DeviceSummary] = [:]
+        var order: [String] = []
+        for app in digest.apps {
+            for (offset, notification) in app.notifications.enumerated() {
+                guard let deviceID = devicesOf[notification.id]?.popLast() else { continue }
+                if parts[deviceID] == nil { order.append(deviceID) }
+                parts[deviceID, default: DeviceSummary(deviceID: deviceID, apps: [], featured: [])]
+                    .append(notification.id, bundleID: app.bundleID, isFeatured: offset == 0 && app.isFeatured)
+            }
+        }
+        let summary = UserDigestJSON(count: digest.count, apps: digest.apps.count, featured: digest.featured.map(\.id))
+        let digestJSON = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
+        return (SummaryRelease(
+            userID: userID, slot: slot, digest: digestJSON, devices: order.compactMap { parts[$0] }, horizon: candidates.horizon
+        ), digest)
+    }
+
+    /// What `summary_deliveries` keeps of a user's digest (each device's part is in its release).
+    private struct UserDigestJSON: Encodable {
+        var count: Int
+        var apps: Int
+        var featured: [String]
     }
 
     /// What the user's next summary would hold, and when it comes.
@@ -186,5 +218,14 @@ final class SummaryService: Service {
         var facts: [NotificationFacts] = []
         for row in held { facts.append(try await engine.facts(of: row)) }
         return SummaryPreview(at: at, digest: .make(from: facts, now: at ?? now))
+    }
+}
+
+private extension DeviceSummary {
+    /// Adds a notification of `bundleID` (after the ones already added: digest order).
+    mutating func append(_ id: String, bundleID: String, isFeatured: Bool) {
+        if apps.last?.bundleID != bundleID { apps.append(SummaryAppGroup(bundleID: bundleID, ids: [])) }
+        apps[apps.count - 1].ids.append(id)
+        if isFeatured { featured.append(id) }
     }
 }

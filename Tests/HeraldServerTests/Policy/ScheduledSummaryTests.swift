@@ -61,17 +61,20 @@ struct ScheduledSummaryTests {
         #expect(delivery.digest.apps.count == 1)
         #expect(delivery.digest.apps.first?.notifications.map(\.id) == [held[1].id, held[2].id, held[0].id])
         #expect(delivery.digest.featured.map(\.id) == [held[1].id])
-        #expect(delivery.changes.count == 3)
-        for row in delivery.changes {
-            #expect(row.disposition == "listedSilently")
-            #expect(row.releasedAt == slot.date.addingTimeInterval(1))
+        #expect(delivery.events.map(\.deviceID) == [herald.demo.deviceID])
+        for row in held {
+            let released = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: row.id))
+            #expect(released.disposition == "listedSilently")
+            #expect(released.releasedAt == slot.date.addingTimeInterval(1))
         }
-        let lines = reasons(herald.application.policy.explain(try #require(delivery.changes.first { $0.id == held[1].id })))
+        let lines = reasons(try await herald.application.explain(deviceID: herald.demo.deviceID, id: held[1].id))
         #expect(lines.contains { $0.code == "summary-delivered" && $0.sentence.hasSuffix(", as a featured notification.") })
+        let notFeatured = reasons(try await herald.application.explain(deviceID: herald.demo.deviceID, id: held[0].id))
+        #expect(notFeatured.contains { $0.code == "summary-delivered" && !$0.sentence.hasSuffix(", as a featured notification.") })
 
         // And the same summary time is never delivered again
-        let again = try await herald.store.releaseSummary(userID: userID, slot: slot.date, digest: "{}", releases: [], at: herald.clock.now)
-        #expect(again == nil)
+        let again = try await herald.store.recordSummaryDelivery(userID: userID, slot: slot.date, digest: "{}", at: herald.clock.now)
+        #expect(!again)
         try await herald.stop()
     }
 
