@@ -12,14 +12,14 @@ struct CommunicationContentTests {
         let parsed = try parse(#"""
             {"aps":{"alert":"Hi"},"communication":{"kind":"message","group":"Lunch crew",
              "sender":{"handle":" +1 (555) 010-0200 ","handle_type":"phone","display_name":"Ana","id":"ana-1","avatar":"ana.png"},
-             "recipients":[{"handle":"Ben@Example.com","handle_type":"email","display_name":"Ben"},{"handle":"cleo-7","handle_type":"unknown"}]}}
+             "recipients":[{"handle":"Ben@Example.com","handle_type":"email","display_name":"Ben"},{"handle":"cleo-7","handle_type":"unknown"},{"handle":"dan","handle_type":"app"}]}}
             """#)
         let content = try #require(parsed.content)
         #expect(content.kind == .message)
         #expect(content.sender.handle == PersonHandle("+15550100200", kind: .phoneNumber))
         #expect(content.sender.name == "Ana" && content.sender.identifier == "ana-1" && content.sender.avatar == "ana.png")
         #expect(content.group == "Lunch crew")
-        #expect(content.recipients.map(\.handle) == [PersonHandle("ben@example.com", kind: .emailAddress), PersonHandle("cleo-7", kind: .appSpecific)])
+        #expect(content.recipients.map(\.handle) == [PersonHandle("ben@example.com", kind: .emailAddress), PersonHandle("cleo-7", kind: .appSpecific), PersonHandle("dan", kind: .appSpecific)])
         // Without a display name, the handle as sent is the name
         #expect(content.recipients[1].name == "cleo-7")
     }

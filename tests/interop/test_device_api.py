@@ -12,7 +12,7 @@ import pytest
 from herald_support import H2Client, SSEClient, alert_payload, iso_ms_utc, new_apns_id, query
 
 FIELDS = {"id", "cursor", "device_id", "topic", "bundle_id", "push_type", "priority", "collapse_id", "expiration",
-          "received_at", "read_at", "dismissed_at", "payload", "alert", "badge", "sound", "thread_id", "category",
+          "received_at", "read_at", "dismissed_at", "payload", "alert", "display", "badge", "sound", "thread_id", "category",
           "interruption_level", "relevance_score"}
 
 

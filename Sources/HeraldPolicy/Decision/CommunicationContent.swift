@@ -14,7 +14,8 @@ import HeraldCore
 /// }
 /// ```
 ///
-/// Strict: `kind` and `sender` are required; a person needs a non-empty `handle` and a `handle_type`;
+/// Strict: `kind` and `sender` are required; a person needs a non-empty `handle` and a `handle_type`
+/// (`app` is accepted for `unknown`, as the Focus API names app-specific handles);
 /// `display_name`, `id` and `avatar` are optional non-empty strings; `group` an optional non-empty
 /// string; `recipients` an optional array of persons; any other key is an error. A phone handle needs
 /// a digit, an e-mail handle an `@`. Handles are compared as `PersonHandle`s (the Focus's allowed
@@ -98,7 +99,7 @@ public struct CommunicationContent: Sendable, Hashable {
     private static let keys: Set<String> = ["kind", "sender", "group", "recipients"]
     private static let personKeys: Set<String> = ["handle", "handle_type", "display_name", "id", "avatar"]
     private static let handleTypes: [String: PersonHandle.Kind] = [
-        "phone": .phoneNumber, "email": .emailAddress, "unknown": .appSpecific,
+        "phone": .phoneNumber, "email": .emailAddress, "unknown": .appSpecific, "app": .appSpecific,
     ]
 
     private init(json value: JSONValue) throws(Invalid) {
