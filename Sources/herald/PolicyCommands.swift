@@ -37,7 +37,7 @@ struct Explain: AsyncParsableCommand {
         }
     }
 
-    /// The summary, then one line per reason.
+    /// The summary, what the device shows, then one line per reason.
     static func lines(_ body: Data) -> [String] {
         guard let object = (try? JSONDecoder().decode(JSONValue.self, from: body))?.objectValue else {
             return [String(decoding: body, as: UTF8.self)]
@@ -46,6 +46,10 @@ struct Explain: AsyncParsableCommand {
         let id = object["notification_id"]?.stringValue ?? "?"
         let device = object["device_id"]?.stringValue ?? "?"
         lines.append("\(id) on \(device): \(object["summary"]?.stringValue ?? "")")
+        if let display = object["display"]?.objectValue {
+            let shown = ["title", "subtitle", "body"].compactMap { display[$0]?.stringValue }
+            if !shown.isEmpty { lines.append("Shows: " + shown.joined(separator: " | ")) }
+        }
         if case .array(let reasons)? = object["reasons"] {
             for reason in reasons {
                 let sentence = reason.objectValue?["sentence"]?.stringValue ?? ""

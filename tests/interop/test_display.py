@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from herald_support import H2Client, new_apns_id
+import subprocess
+
+from herald_support import H2Client, herald_bin, new_apns_id
 
 RUSSIAN_STRINGSDICT = """<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -90,6 +92,12 @@ def test_a_message_from_an_allowed_person_breaks_through_the_focus(herald, h2, d
     sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
     assert sentences["focus-allowed-person"] == "Delivered during the Work Focus: Ana is an allowed person."
     assert r.json()["display"] == n["display"]
+    # `herald explain` says it too
+    out = subprocess.run([herald_bin(), "explain", from_ana, "--url", herald.api_url, "--token", device.user_token],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "Shows: Ana | Lunch crew | On my way" in out.stdout.splitlines(), out.stdout
+    assert "- Delivered during the Work Focus: Ana is an allowed person. [focus-allowed-person]" in out.stdout, out.stdout
 
 
 def test_a_malformed_communication_key_is_accepted_and_explained(herald, h2, device):
