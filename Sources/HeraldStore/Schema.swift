@@ -14,6 +14,7 @@ enum Schema {
         migrator.registerMigration("v3-thread-id", migrate: addThreadID)
         migrator.registerMigration("v4-app-badges", migrate: createAppBadges)
         migrator.registerMigration("v5-summary-releases", migrate: createSummaryReleases)
+        migrator.registerMigration("v6-app-badge-prefilter", migrate: prefilterAppBadgeTriggers)
         return migrator
     }
 
