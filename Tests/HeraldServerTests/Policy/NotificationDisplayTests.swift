@@ -188,6 +188,36 @@ struct NotificationDisplayTests {
         try await herald.stop()
     }
 
+    @Test("a hidden preview released by the Focus's end counts its thread again, itself once")
+    func releasedHiddenPreview() async throws {
+        let herald = try await PolicyHerald.start()
+        let userID = try await herald.userID()
+        let start = herald.clock.now
+        try await herald.store.setPreferences(UserPreferences(showPreviews: .never), userID: userID)
+        let work = FocusMode(id: "work", name: "Work", kind: .work, manual: .on(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(600)))
+        try await herald.store.upsertFocusMode(work, userID: userID)
+        try await herald.userStateChanged(userID)
+        let client = try herald.apnsClient()
+        let payload = #"{"aps":{"alert":{"title":"Ann","body":"Secret"},"thread-id":"chat"}}"#
+        let first = try await herald.push(payload: payload, client: client)
+        let second = try await herald.push(payload: payload, client: client)
+        try await client.shutdown()
+        #expect(first.disposition == "heldForFocus" && second.disposition == "heldForFocus")
+        #expect(Self.body(first) == "Notification" && Self.body(second) == "2 Notifications")
+
+        // When the Focus ends, both are decided again: the thread holds two, each counted once
+        herald.clock.advance(to: start.addingTimeInterval(601))
+        let released = try await herald.heldReevaluated(userID)
+        #expect(released.map(\.disposition) == ["alerted", "alerted"])
+        #expect(released.map(Self.body) == ["2 Notifications", "2 Notifications"])
+        try await herald.stop()
+    }
+
+    /// The body the stored decision's `display` shows.
+    static func body(_ row: StoredNotification) -> String? {
+        json(try? JSONParser.parse(Array((row.decision ?? "").utf8)), "display", "body")?.stringValue
+    }
+
     static let russian = stringsdict(key: "NEW_MESSAGES", variable: "messages", format: "d", forms: [
         "one": "%d новое сообщение", "few": "%d новых сообщения", "many": "%d новых сообщений", "other": "%d новых сообщения",
     ])
