@@ -19,6 +19,7 @@ public struct NotificationEventFormatter: Sendable {
         guard let notification = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)))?.objectValue else {
             return "\(event.event): \(event.data)"
         }
+        if event.event == "badge" { return Self.badgeLine(notification) }
         let time = Self.date(notification["received_at"]?.stringValue).map(clockTime) ?? "--:--:--"
         let app = notification["bundle_id"]?.stringValue ?? notification["topic"]?.stringValue ?? "?"
         if event.event == "removed" {
@@ -45,6 +46,21 @@ public struct NotificationEventFormatter: Sendable {
         }
         let suffix = details.isEmpty ? "" : "  [\(details.joined(separator: ", "))]"
         return "\(time)  \(app)  \(text)\(suffix)"
+    }
+
+    /// A `badge` event: `badges  total 5  (com.example.app 3, com.example.mail 2)`.
+    private static func badgeLine(_ badges: [String: JSONValue]) -> String {
+        func count(_ value: JSONValue?) -> String {
+            if case .number(let number)? = value { return String(Int(number)) }
+            return "?"
+        }
+        var items: [JSONValue] = []
+        if case .array(let list)? = badges["apps"] { items = list }
+        let apps = items.compactMap { app -> String? in
+            guard let object = app.objectValue else { return nil }
+            return "\(object["bundle_id"]?.stringValue ?? "?") \(count(object["badge"]))"
+        }
+        return "badges  total \(count(badges["badge_total"]))" + (apps.isEmpty ? "" : "  (\(apps.joined(separator: ", ")))")
     }
 
     private func clockTime(_ date: Date) -> String {

@@ -28,6 +28,15 @@ extension ClientTests {
             #expect(formatter.line(for: removed) == "14:03:08  com.example.app  removed b")
         }
 
+        @Test func aBadgeEventShowsTheTotalAndTheApps() {
+            let event = ServerSentEvent(id: nil, event: "badge", data: """
+                {"badge_total":5,"apps":[{"bundle_id":"com.example.app","badge":3},{"bundle_id":"com.example.mail","badge":2}],"changed":[]}
+                """)
+            #expect(formatter.line(for: event) == "badges  total 5  (com.example.app 3, com.example.mail 2)")
+            let cleared = ServerSentEvent(id: nil, event: "badge", data: #"{"badge_total":0,"apps":[],"changed":[]}"#)
+            #expect(formatter.line(for: cleared) == "badges  total 0")
+        }
+
         @Test func aReadNotificationSaysSo() {
             let event = ServerSentEvent(id: "10", event: "notification", data: """
                 {"bundle_id":"com.example.app","received_at":"2026-11-21T14:03:07.123Z","alert":{"body":"Hi"},
