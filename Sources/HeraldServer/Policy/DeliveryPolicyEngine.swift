@@ -174,7 +174,13 @@ public final class DeliveryPolicyEngine: Sendable {
             focus: focus, summary: context.summary, device: device, now: now
         )
         if case .hidden(var hidden) = decision.preview {
-            let counted = try await store.threadCount(deviceID: context.deviceID, bundleID: facts.bundleID, threadID: facts.threadID)
+            // A count the store cannot give is not worth refusing the push: the notification alone.
+            var counted = 0
+            do {
+                counted = try await store.threadCount(deviceID: context.deviceID, bundleID: facts.bundleID, threadID: facts.threadID)
+            } catch {
+                logger.warning("Could not count the thread of a hidden preview; it counts the notification alone", metadata: ["notification.id": "\(facts.id)", "error": "\(error)"])
+            }
             hidden.threadCount = max(1, counted + (isStored ? 0 : 1))
             decision.preview = .hidden(hidden)
         }
