@@ -7,17 +7,22 @@ import HeraldStore
 /// badges as the store has them now — when they differ from the last ones the session sent.
 ///
 /// The event is not part of the change feed (no cursor, not resumable): a client that reconnects
-/// reads `GET /v1/devices/{id}/badges` for the current value. Pushes without `aps.badge` cost one
-/// substring search of the payload.
+/// reads `GET /v1/devices/{id}/badges` for the current value. A push without `aps.badge` costs one
+/// substring search of the payload; one that sets the badge the session sent last costs two small
+/// JSON parses and no store read.
 struct BadgeWatch: Sendable {
     /// The badges last sent (bundle id → badge, cleared ones included); nil before the first event.
     private var sent: [String: Int]?
-    /// Whether a sent change applied a badge since the last check.
+    /// Whether a sent change set a badge that differs from the last one sent (or none was sent):
+    /// only then is the store read. A change that sets the badge it already has costs no read.
     private var isDue = false
 
     /// Notes changes the session is about to send.
     mutating func note(_ changes: [LiveChange]) {
-        if !isDue, changes.contains(where: { Self.appliesBadge($0.notification) }) { isDue = true }
+        for change in changes {
+            guard let badge = Self.appliedBadge(change.notification) else { continue }
+            if sent?[change.notification.bundleID] != badge { isDue = true }
+        }
     }
 
     /// The `badge` event due, if any: `{"badge_total", "apps": [{"bundle_id","badge"}], "changed":
@@ -47,12 +52,13 @@ struct BadgeWatch: Sendable {
 
     private static let badgeKey = Array(#""badge""#.utf8)
 
-    /// Whether a row's decision applies a badge its payload carries (what the store's triggers
-    /// record). The payload is searched first: most pushes carry no badge.
-    static func appliesBadge(_ row: StoredNotification) -> Bool {
-        guard !row.isRemoved, let decision = row.decision else { return false }
-        guard row.payload.utf8.firstRange(of: badgeKey) != nil else { return false }
-        guard case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"] else { return false }
-        return (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"] != nil
+    /// The badge a row's decision applies from its payload (what the store's triggers record); nil
+    /// when it applies none. The payload is searched first: most pushes carry no badge.
+    static func appliedBadge(_ row: StoredNotification) -> Int? {
+        guard !row.isRemoved, let decision = row.decision, row.payload.utf8.firstRange(of: badgeKey) != nil else { return nil }
+        guard case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"] else { return nil }
+        let value = (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
+        guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else { return nil }
+        return Int(number)
     }
 }
