@@ -1,5 +1,5 @@
 import Foundation
-import HeraldAPI
+@testable import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
@@ -56,6 +56,23 @@ struct BadgeStreamTests {
                 #expect(cleared?.json["changed"] == .array([.object(["bundle_id": .string(app), "badge": .number(0)])]))
             }
         }
+    }
+
+    @Test("a row applies the badge its decision applies, read as the payload parser reads it")
+    func appliedBadge() throws {
+        let device = Device(deviceID: "d1", userID: "u1", name: "phone", createdAt: Date(timeIntervalSince1970: 0))
+        let row = { (aps: String, badge: Bool) in ThreadRoutesTests.row("r", device: device, aps: aps, badge: badge, at: 0) }
+        #expect(BadgeWatch.appliedBadge(row(#""badge":4"#, true)) == 4)
+        #expect(BadgeWatch.appliedBadge(row(#""badge":"7""#, true)) == 7)
+        #expect(BadgeWatch.appliedBadge(row(#""badge":0"#, true)) == 0)
+        #expect(BadgeWatch.appliedBadge(row(#""badge":4"#, false)) == nil)
+        #expect(BadgeWatch.appliedBadge(row(#""thread-id":"badge""#, true)) == nil)
+        var removed = row(#""badge":4"#, true)
+        removed.removedAt = Date(timeIntervalSince1970: 1)
+        #expect(BadgeWatch.appliedBadge(removed) == nil)
+        var undecided = row(#""badge":4"#, true)
+        undecided.decision = nil
+        #expect(BadgeWatch.appliedBadge(undecided) == nil)
     }
 
     @Test("WebSocket: a message of type `badge` after the notification that set it")
