@@ -132,7 +132,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald-policy-bench",
-            dependencies: ["HeraldCore", "HeraldPolicy"],
+            dependencies: ["HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldServer", "HeraldAPI"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -82,7 +82,7 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("recordSummaryDelivery")
     }
 
-    public func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates {
+    public func summaryCandidates(_ summaries: [(userID: String, slot: Date)]) async throws -> SummaryCandidates {
         throw UnsupportedStoreOperation("summaryCandidates")
     }
 

@@ -141,8 +141,9 @@ public protocol HeraldStore: Sendable {
     /// changes) when it was delivered already. `notFound` for an unknown user, `invalid` when the
     /// digest is not JSON.
     func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool
-    /// What the user's summary for `slot` would release, read in one transaction with its horizon.
-    func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates
+    /// What each user's summary for its slot would release, read in one transaction with its horizon;
+    /// in the order of `summaries`, each user's oldest (by arrival) first.
+    func summaryCandidates(_ summaries: [(userID: String, slot: Date)]) async throws -> SummaryCandidates
     /// Records each summary and its device releases (each with a new seq) in ONE transaction: the
     /// notifications of each device held for the summary, arrived by the slot and committed by the
     /// horizon, are released at `date`. Per summary, the device events in order, or nil (and nothing

@@ -22,14 +22,18 @@ extension SQLiteStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// The user's notifications held for the summary, arrived at or before the slot, not released.
+    /// The users' notifications held for the summary, arrived at or before each user's slot, not
+    /// released; `?` is a JSON array of `[user_id, slot_ms]`. The relevance score is read from the
+    /// payload here (one JSON parse in SQLite) rather than parsing every payload in Swift.
     private static let candidatesSQL = """
-        SELECT \(NotificationRow.columns) FROM notifications n
-        WHERE device_id IN (SELECT device_id FROM devices WHERE user_id = ?)
-            AND removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary')
-            AND disposition = 'heldForSummary' AND received_at <= ?
+        SELECT d.user_id, n.device_id, n.id, n.bundle_id, n.received_at, n.payload -> '$.aps."relevance-score"'
+        FROM json_each(?) AS u
+        JOIN devices d ON d.user_id = u.value ->> 0
+        JOIN notifications n ON n.device_id = d.device_id
+        WHERE n.removed_at IS NULL AND n.disposition IN ('heldForFocus', 'heldForSummary')
+            AND n.disposition = 'heldForSummary' AND n.received_at <= u.value ->> 1
             AND NOT \(SummaryOverlay.isReleased)
-        ORDER BY received_at, seq
+        ORDER BY u.key, n.received_at, n.seq
         """
 
     private static let eventsSQL = """
@@ -54,26 +58,35 @@ extension SQLiteStore {
         return try await releaseSummaries([summary], at: date)[0] != nil
     }
 
-    public func summaryCandidates(userID: String, slot: Date) async throws -> SummaryCandidates {
-        try await read { db in
-            let devices = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT device_id FROM devices WHERE user_id = ? ORDER BY device_id"), arguments: [userID]
-            )
-            let held = try NotificationRow.fetchAll(db, sql: Self.candidatesSQL, arguments: [userID, slot.storedMilliseconds])
+    public func summaryCandidates(_ summaries: [(userID: String, slot: Date)]) async throws -> SummaryCandidates {
+        var writer = JSONWriter(capacity: summaries.count * 32)
+        writer.beginArray()
+        for summary in summaries {
+            writer.beginArray()
+            writer.string(summary.userID)
+            writer.integer(summary.slot.storedMilliseconds)
+            writer.endArray()
+        }
+        writer.endArray()
+        let users = String(decoding: writer.bytes, as: UTF8.self)
+        return try await read { db in
+            var held: [SummaryCandidate] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.candidatesSQL), arguments: [users])
+            while let row = try rows.next() {
+                let relevance: String? = row[5]
+                held.append(SummaryCandidate(
+                    userID: row[0], deviceID: row[1], id: row[2], bundleID: row[3],
+                    receivedAt: Date(storedMilliseconds: row[4]), relevanceScore: relevance.flatMap(Double.init) ?? 0
+                ))
+            }
             let rowID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(rowid), 0) FROM notifications")) ?? 0
-            return SummaryCandidates(deviceIDs: devices, held: held, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
+            return SummaryCandidates(held: held, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
         }
     }
 
     public func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[ReleasedSummary]?] {
         guard !summaries.isEmpty else { return [] }
-        let encoder = JSONEncoder()
-        let encoded = try summaries.map { summary in
-            try summary.devices.map { device in
-                (String(decoding: try encoder.encode(device.apps), as: UTF8.self),
-                 String(decoding: try encoder.encode(device.featured), as: UTF8.self))
-            }
-        }
+        let encoded = summaries.map { summary in summary.devices.map(Self.digestJSON) }
         let released = date.storedMilliseconds
         return try await write(Self.summaryMessages) { db in
             var seq = try Self.latestSeq(db)
@@ -169,5 +182,26 @@ extension SQLiteStore {
             }
             return users
         }
+    }
+
+    /// A device's digest and featured ids as the JSON `summary_releases` keeps (`SummaryAppGroup`).
+    private static func digestJSON(_ device: DeviceSummary) -> (digest: String, featured: String) {
+        var writer = JSONWriter(capacity: 64 + device.apps.reduce(0) { $0 + 32 + $1.ids.count * 40 })
+        writer.beginArray()
+        for app in device.apps {
+            writer.beginObject()
+            writer.key("bundle_id"); writer.string(app.bundleID)
+            writer.key("ids")
+            writer.beginArray()
+            for id in app.ids { writer.string(id) }
+            writer.endArray()
+            writer.endObject()
+        }
+        writer.endArray()
+        var featured = JSONWriter(capacity: 16 + device.featured.count * 40)
+        featured.beginArray()
+        for id in device.featured { featured.string(id) }
+        featured.endArray()
+        return (String(decoding: writer.bytes, as: UTF8.self), String(decoding: featured.bytes, as: UTF8.self))
     }
 }

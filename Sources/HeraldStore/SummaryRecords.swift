@@ -21,18 +21,34 @@ public struct SummaryHorizon: Sendable, Hashable {
     }
 }
 
-/// What a user's summary for a slot would release: the notifications held for it (arrived at or
-/// before the slot, not released by an earlier summary) on each device of the user, read in one
-/// transaction with its horizon.
+/// A notification a user's summary for a slot would release: held for the summary, arrived at or
+/// before the slot, not released by an earlier summary; with what the digest ranks it by.
+public struct SummaryCandidate: Sendable, Hashable {
+    public var userID: String
+    public var deviceID: String
+    public var id: String
+    public var bundleID: String
+    public var receivedAt: Date
+    /// `aps.relevance-score` when it is a number, else 0 (the policy clamps it to 0…1 when ranking).
+    public var relevanceScore: Double
+
+    public init(userID: String, deviceID: String, id: String, bundleID: String, receivedAt: Date, relevanceScore: Double) {
+        self.userID = userID
+        self.deviceID = deviceID
+        self.id = id
+        self.bundleID = bundleID
+        self.receivedAt = receivedAt
+        self.relevanceScore = relevanceScore
+    }
+}
+
+/// What the summaries of some users would release, read in one transaction, with its horizon.
 public struct SummaryCandidates: Sendable, Hashable {
-    /// The user's devices.
-    public var deviceIDs: [String]
-    /// Oldest (by arrival) first.
-    public var held: [StoredNotification]
+    /// Per user, oldest (by arrival) first.
+    public var held: [SummaryCandidate]
     public var horizon: SummaryHorizon
 
-    public init(deviceIDs: [String], held: [StoredNotification], horizon: SummaryHorizon) {
-        self.deviceIDs = deviceIDs
+    public init(held: [SummaryCandidate], horizon: SummaryHorizon) {
         self.held = held
         self.horizon = horizon
     }

@@ -27,7 +27,7 @@ struct SummaryDeliveryTests {
     /// The user's summary for `slot` as the summary service makes it: every candidate, `a` featured.
     private func summary(_ store: any HeraldStore, slot: Date? = nil) async throws -> SummaryRelease {
         let slot = slot ?? self.slot
-        let candidates = try await store.summaryCandidates(userID: Fixture.userID, slot: slot)
+        let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         let devices = Dictionary(grouping: candidates.held, by: \.deviceID).keys.sorted().map { device in
             let ids = candidates.held.filter { $0.deviceID == device }.map(\.id)
             return DeviceSummary(deviceID: device, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ids)], featured: ids.filter { $0 == "a" })
@@ -66,11 +66,15 @@ struct SummaryDeliveryTests {
     @Test func theCandidatesAreWhatIsHeldForTheSummaryByItsTime() async throws {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)
-        let candidates = try await store.summaryCandidates(userID: Fixture.userID, slot: slot)
-        #expect(candidates.deviceIDs == [Fixture.deviceID, Fixture.otherDeviceID].sorted())
+        let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         #expect(candidates.held.map(\.id) == ["a", "b"])
+        #expect(candidates.held.map(\.deviceID) == [Fixture.deviceID, Fixture.otherDeviceID])
+        #expect(candidates.held.allSatisfy { $0.userID == Fixture.userID && $0.relevanceScore == 0 })
+        // Several users in one read, each by its own slot
+        let both = try await store.summaryCandidates([(Fixture.otherUserID, slot), (Fixture.userID, Fixture.time(1))])
+        #expect(both.held.map(\.id) == ["a"])
         #expect(candidates.horizon.seq == (try await store.latestCursor()))
-        #expect(try await store.summaryCandidates(userID: Fixture.otherUserID, slot: slot).held.isEmpty)
+        #expect(try await store.summaryCandidates([(Fixture.otherUserID, slot)]).held.isEmpty)
     }
 
     @Test func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState() async throws {
@@ -136,7 +140,7 @@ struct SummaryDeliveryTests {
         )
         #expect(heldAgain?.disposition == "heldForSummary")
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == "heldForSummary")
-        #expect(try await store.summaryCandidates(userID: Fixture.userID, slot: slot).held.map(\.id) == ["a"])
+        #expect(try await store.summaryCandidates([(Fixture.userID, slot)]).held.map(\.id) == ["a"])
     }
 
     @Test func aNotificationCommittedAfterTheReadWaitsForTheNextSummary() async throws {
@@ -237,7 +241,7 @@ struct SummaryDeliveryTests {
         _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
         let mine = try await summary(store)
-        let candidates = try await store.summaryCandidates(userID: Fixture.otherUserID, slot: slot)
+        let candidates = try await store.summaryCandidates([(Fixture.otherUserID, slot)])
         let theirs = SummaryRelease(
             userID: Fixture.otherUserID, slot: slot, digest: digest,
             devices: [DeviceSummary(deviceID: Fixture.strangerDeviceID, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ["theirs"])], featured: [])],

@@ -106,13 +106,18 @@ final class SummaryService: Service {
     /// How many users' summaries share one store transaction.
     static let batchSize = 2_000
 
-    /// How many users' summaries are prepared at once (reads and ranking run in parallel).
-    static let preparingWidth = 8
+    /// How many users' summaries one read prepares; the reads of a batch run in parallel.
+    static let readSize = 250
 
     /// Releases each user's summary for its slot as one digest (exactly once), many users per store
     /// transaction; a batch that fails is retried user by user, so one bad user does not hold back
     /// the others. The notifications are not rewritten (see `HeraldStore.releaseSummaries`): each
     /// device's summary event goes to the hub, and its sessions read it from the store.
+    /// `deliver` at the clock's now (`PolicyCoordinator.deliverSummaries`).
+    func deliverNow(_ summaries: [(userID: String, slot: Date)]) async {
+        await deliver(summaries, now: engine.clock.now)
+    }
+
     private func deliver(_ summaries: [(userID: String, slot: Date)], now: Date) async {
         for start in stride(from: 0, to: summaries.count, by: Self.batchSize) {
             let batch = try? await prepare(summaries[start..<min(start + Self.batchSize, summaries.count)])
@@ -135,31 +140,38 @@ final class SummaryService: Service {
 
     private typealias Prepared = (release: SummaryRelease, digest: SummaryDigest)
 
-    /// Prepares the summaries, a few users at a time, in order; a user that fails is logged and left out.
+    /// Prepares the summaries: `readSize` users per store read, the reads and the ranking of a batch
+    /// in parallel, in order; a part that fails is logged and left out (delivered at the next pass).
     private func prepare(_ summaries: ArraySlice<(userID: String, slot: Date)>) async throws -> [Prepared] {
-        var prepared: [Prepared?] = Array(repeating: nil, count: summaries.count)
-        try await withThrowingTaskGroup(of: (Int, Prepared?).self) { group in
-            var next = summaries.startIndex
-            func add() {
-                guard next < summaries.endIndex else { return }
-                let index = next, summary = summaries[index]
-                next += 1
+        let parts = stride(from: summaries.startIndex, to: summaries.endIndex, by: Self.readSize).map {
+            Array(summaries[$0..<min($0 + Self.readSize, summaries.endIndex)])
+        }
+        var prepared: [[Prepared]] = Array(repeating: [], count: parts.count)
+        await withTaskGroup(of: (Int, [Prepared]).self) { group in
+            for (index, part) in parts.enumerated() {
                 group.addTask {
                     do {
-                        return (index - summaries.startIndex, try await self.prepare(userID: summary.userID, slot: summary.slot))
+                        return (index, try await self.prepare(part))
                     } catch {
-                        self.logger.error("Could not prepare a Scheduled Summary", metadata: ["user.id": "\(summary.userID)", "error": "\(error)"])
-                        return (index - summaries.startIndex, nil)
+                        self.logger.error("Could not prepare Scheduled Summaries", metadata: ["users": "\(part.count)", "error": "\(error)"])
+                        return (index, [])
                     }
                 }
             }
-            for _ in 0..<Self.preparingWidth { add() }
-            while let (index, item) = try await group.next() {
-                prepared[index] = item
-                add()
-            }
+            for await (index, items) in group { prepared[index] = items }
         }
-        return prepared.compactMap { $0 }
+        return prepared.flatMap { $0 }
+    }
+
+    /// The summaries of some users from one store read: each user's digest and each device's part.
+    private func prepare(_ summaries: [(userID: String, slot: Date)]) async throws -> [Prepared] {
+        let candidates = try await engine.store.summaryCandidates(summaries)
+        var byUser: [String: [SummaryCandidate]] = [:]
+        byUser.reserveCapacity(summaries.count)
+        for candidate in candidates.held { byUser[candidate.userID, default: []].append(candidate) }
+        return try summaries.map { summary in
+            try prepare(userID: summary.userID, slot: summary.slot, held: byUser[summary.userID] ?? [], horizon: candidates.horizon)
+        }
     }
 
     private func announce(_ item: Prepared, events: [ReleasedSummary]?, now: Date) {
@@ -171,14 +183,14 @@ final class SummaryService: Service {
     }
 
     /// The user's summary for `slot`: the digest of what was held for it, and each device's part.
-    private func prepare(userID: String, slot: Date) async throws -> Prepared {
-        let candidates = try await engine.store.summaryCandidates(userID: userID, slot: slot)
+    /// The digest ranks by what a summary needs (relevance, media, recency), read by the store.
+    private func prepare(userID: String, slot: Date, held: [SummaryCandidate], horizon: SummaryHorizon) throws -> Prepared {
         var facts: [NotificationFacts] = []
-        facts.reserveCapacity(candidates.held.count)
+        facts.reserveCapacity(held.count)
         var devicesOf: [String: [String]] = [:]
-        devicesOf.reserveCapacity(candidates.held.count)
-        for row in candidates.held {
-            facts.append(try await engine.facts(of: row))
+        devicesOf.reserveCapacity(held.count)
+        for row in held {
+            facts.append(NotificationFacts(id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore, receivedAt: row.receivedAt))
             devicesOf[row.id, default: []].append(row.deviceID)
         }
         let digest = SummaryDigest.make(from: facts, now: slot)
@@ -196,7 +208,7 @@ final class SummaryService: Service {
         let summary = UserDigestJSON(count: digest.count, apps: digest.apps.count, featured: digest.featured.map(\.id))
         let digestJSON = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
         return (SummaryRelease(
-            userID: userID, slot: slot, digest: digestJSON, devices: order.compactMap { parts[$0] }, horizon: candidates.horizon
+            userID: userID, slot: slot, digest: digestJSON, devices: order.compactMap { parts[$0] }, horizon: horizon
         ), digest)
     }
 
