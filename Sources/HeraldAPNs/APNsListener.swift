@@ -119,7 +119,7 @@ public final class APNsListener: Service, Sendable {
         let tracker = self.tracker
         let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams),
-            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+            HTTP2Setting(parameter: .initialWindowSize, value: HTTP2ConnectionHandler.streamWindow),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
         ]
         return ServerBootstrap(group: group)
@@ -171,22 +171,11 @@ public final class APNsListener: Service, Sendable {
         case .http2:
             var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
             connectionConfiguration.initialSettings = settings
-            var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
-            streamConfiguration.targetWindowSize = 1 << 20
-            let connection = APNsConnection()
-            let http2 = NIOHTTP2Handler(
-                mode: .server,
-                eventLoop: channel.eventLoop,
-                connectionConfiguration: connectionConfiguration,
-                streamConfiguration: streamConfiguration
-            ) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(
-                        HTTP2StreamHandler(connection: connection, handler: handler, tracker: tracker)
-                    )
-                }
-            }
+            // No stream multiplexer: HTTP2ConnectionHandler answers every stream of the connection.
+            let http2 = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration)
+            let streams = HTTP2ConnectionHandler(connection: APNsConnection(), handler: handler, tracker: tracker)
             try pipeline.addHandler(http2, position: position)
+            try pipeline.addHandler(streams, position: .after(http2))
         case .http1:
             let handlers: [any ChannelHandler] = [
                 HTTPResponseEncoder(),

@@ -33,8 +33,14 @@ final class ConnectionTracker: Sendable {
     }
 
     func requestFinished() {
+        requestsFinished(1)
+    }
+
+    /// Counts `count` requests out at once.
+    func requestsFinished(_ count: Int) {
+        guard count > 0 else { return }
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
-            state.inFlight -= 1
+            state.inFlight -= count
             guard state.isQuiescing, state.inFlight == 0 else { return [] }
             defer { state.drained = [] }
             return state.drained

@@ -35,4 +35,20 @@ public final class APNsConnection: Sendable {
 public protocol PushHandler: Sendable {
     /// Handles one request; never throws: every outcome is an APNs answer.
     func handle(_ request: APNsRequest, connection: APNsConnection) async -> APNsResponse
+
+    /// Handles one request and calls `respond` exactly once with the answer, from any thread
+    /// (possibly before returning). The HTTP/2 listener uses this form: a handler that can answer
+    /// without suspending saves a task per request.
+    func handle(
+        _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
+    )
+}
+
+extension PushHandler {
+    /// Runs the `async` form in a task.
+    public func handle(
+        _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
+    ) {
+        Task { respond(await handle(request, connection: connection)) }
+    }
 }

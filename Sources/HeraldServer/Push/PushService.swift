@@ -39,6 +39,16 @@ public final class PushService: PushHandler {
     }
 
     public func handle(_ request: APNsRequest, connection: APNsConnection) async -> APNsResponse {
+        await withUnsafeContinuation { continuation in
+            handle(request, connection: connection) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Validates on the caller's thread (the event loop that read the request), decides, and queues
+    /// the row for the next group commit; `respond` runs when it is durable.
+    public func handle(
+        _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
+    ) {
         var generator = SystemRandomNumberGenerator()
         let now = self.now()
         let apnsID = request.header("apns-id") ?? APNsID.makeTimeOrdered(at: now, using: &generator)
@@ -49,11 +59,11 @@ public final class PushService: PushHandler {
         let push: AcceptedPush
         switch validated {
         case .success(let value): push = value
-        case .failure(let failure): return APNsResponse(failure: failure, apnsID: apnsID)
+        case .failure(let failure): return respond(APNsResponse(failure: failure, apnsID: apnsID))
         }
         let deviceID = push.token.deviceID
         guard limiter.withLock({ $0.allow(deviceID, now: now) }) else {
-            return APNsResponse(failure: APNsFailure(.tooManyRequests), apnsID: apnsID)
+            return respond(APNsResponse(failure: APNsFailure(.tooManyRequests), apnsID: apnsID))
         }
         let uniqueID = APNsID.make(using: &generator)
         let accepted = APNsResponse(status: 200, apnsID: apnsID, uniqueID: uniqueID)
@@ -62,24 +72,43 @@ public final class PushService: PushHandler {
         switch push.expiration {
         case .immediately where !isConnected:
             // apns-expiration 0: only sessions connected now get it; nobody is, so it is gone.
-            return accepted
+            return respond(accepted)
         case .at(let seconds) where Double(seconds) < now.timeIntervalSince1970:
-            return accepted  // Already expired: APNs accepts it and never delivers it.
+            return respond(accepted)  // Already expired: APNs accepts it and never delivers it.
         default:
             break
         }
-        var row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
-        do {
-            let decided = try await policy.decide(push: push, receivedAt: now)
-            row.disposition = decided.disposition.rawValue
-            row.decision = decided.json
-            _ = try await writer.write(row)
-            return accepted
-        } catch {
-            logger.error("Could not store a notification", metadata: [
-                "notification.id": "\(row.id)", "error": "\(error)",
-            ])
-            return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
+        let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
+        Task {
+            do {
+                let decided = try await policy.decide(push: push, receivedAt: now)
+                store(row, decided: decided, accepted: accepted, respond: respond)
+            } catch {
+                respond(failed(row, error: error, apnsID: apnsID))
+            }
         }
+    }
+
+    /// Queues the decided row for the next group commit; answers `accepted` once it is durable.
+    private func store(
+        _ row: StoredNotification, decided: DeliveryPolicyEngine.Decided, accepted: APNsResponse,
+        respond: @escaping @Sendable (APNsResponse) -> Void
+    ) {
+        var row = row
+        row.disposition = decided.disposition.rawValue
+        row.decision = decided.json
+        writer.enqueue(row) { [self, row] result in
+            switch result {
+            case .success: respond(accepted)
+            case .failure(let error): respond(failed(row, error: error, apnsID: accepted.apnsID))
+            }
+        }
+    }
+
+    private func failed(_ row: StoredNotification, error: any Error, apnsID: String) -> APNsResponse {
+        logger.error("Could not store a notification", metadata: [
+            "notification.id": "\(row.id)", "error": "\(error)",
+        ])
+        return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
     }
 }
