@@ -50,13 +50,15 @@ struct BadgeWatch: Sendable {
         .object(["bundle_id": .string(app.bundleID), "badge": .number(Double(app.badge))])
     }
 
-    private static let badgeKey = Array(#""badge""#.utf8)
-
     /// The badge a row's decision applies from its payload (what the store's triggers record); nil
     /// when it applies none. The payload is searched first: most pushes carry no badge.
     static func appliedBadge(_ row: StoredNotification) -> Int? {
-        guard !row.isRemoved, let decision = row.decision, row.payload.utf8.firstRange(of: badgeKey) != nil else { return nil }
-        guard case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"] else { return nil }
+        // Byte searches instead of parses where they are exact (`firstRange(of:)` on the UTF-8 view
+        // and parsing the decision showed in profiles of the push path). The decision JSON is the
+        // server's own compact encoding, whose only `badge` key is the decision's (a `"` inside a
+        // string is escaped, so the bytes `"badge":true` cannot come from a string value).
+        guard !row.isRemoved, let decision = row.decision, JSONWriter.contains(#""badge""#, in: row.payload),
+              JSONWriter.contains(#""badge":true"#, in: decision) else { return nil }
         let value = (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
         guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else { return nil }
         return Int(number)

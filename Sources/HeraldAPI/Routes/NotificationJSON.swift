@@ -31,7 +31,11 @@ struct NotificationJSON: Encodable, Hashable {
     /// How the device's policy decided to present it (`alerted`, `heldForFocus`, …), nil before any.
     var disposition: String?
     /// The whole decision (banner, sound, preview, reasons …) as stored with the notification.
-    var decision: JSONValue?
+    var decision: JSONValue? { decisionText.flatMap { try? JSONParser.parse(Array($0.utf8)) } }
+    /// The stored decision's JSON text (this server wrote it).
+    private var decisionText: String?
+    /// The payload's JSON text when it parsed (it passed validation when it was pushed).
+    private var payloadText: String?
 
     struct AlertJSON: Encodable, Hashable {
         var title: String?
@@ -62,13 +66,17 @@ struct NotificationJSON: Encodable, Hashable {
         readAt = Timestamp.string(row.readAt)
         dismissedAt = Timestamp.string(row.dismissedAt)
         disposition = row.disposition
-        decision = row.decision.flatMap { try? JSONParser.parse(Array($0.utf8)) }
-        payload = (try? JSONParser.parse(Array(row.payload.utf8))) ?? .null
+        decisionText = row.decision
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
-        if case .object(let shown)? = decision?.objectValue?["display"] {
+        let payload = try? JSONParser.parse(Array(row.payload.utf8))
+        self.payload = payload ?? .null
+        payloadText = payload == nil ? nil : row.payload
+        // Only a decision with a `display` is parsed here (the streams write the text as it is).
+        if let decisionText, JSONWriter.contains(#""display""#, in: decisionText),
+           case .object(let shown)? = decision?.objectValue?["display"] {
             display = AlertJSON(title: shown["title"]?.stringValue, subtitle: shown["subtitle"]?.stringValue, body: shown["body"]?.stringValue)
         }
-        guard let parsed = try? NotificationPayload(jsonValue: payload) else { return }
+        guard let payload, let parsed = try? NotificationPayload(jsonValue: payload) else { return }
         let aps = parsed.aps
         alert = aps.alert.map { AlertJSON(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
         if display == nil { display = alert }
@@ -132,7 +140,8 @@ struct NotificationJSON: Encodable, Hashable {
         writer.key("received_at"); writer.string(receivedAt)
         writer.key("read_at"); writer.string(readAt)
         writer.key("dismissed_at"); writer.string(dismissedAt)
-        writer.key("payload"); writer.value(payload)
+        writer.key("payload")
+        if let payloadText { writer.raw(payloadText) } else { writer.value(payload) }
         writer.key("alert"); Self.write(alert, into: &writer)
         writer.key("display"); Self.write(display, into: &writer)
         writer.key("badge"); writer.integer(badge)
@@ -143,7 +152,8 @@ struct NotificationJSON: Encodable, Hashable {
         writer.key("relevance_score"); writer.number(relevanceScore)
         writer.key("disposition"); writer.string(disposition)
         writer.key("decision")
-        if let decision { writer.value(decision) } else { writer.null() }
+        // The store only keeps valid JSON there (a CHECK of the schema).
+        if let decisionText { writer.raw(decisionText) } else { writer.null() }
         writer.endObject()
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes JSON text into a byte array, for responses on hot paths (the live streams write one
 /// notification per event; Foundation's `JSONEncoder` cost more than everything else there).
 public struct JSONWriter {
@@ -117,22 +123,57 @@ public struct JSONWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Writes `json` as a value, as it is: the caller vouches that it is one valid JSON value (text
+    /// this process wrote or validated), which saves parsing and re-writing it.
+    public mutating func raw(_ json: String) {
+        separate()
+        bytes.append(contentsOf: json.utf8)
+    }
+
+    /// Whether `text` contains the UTF-8 bytes of `needle` (a plain byte search, for deciding whether
+    /// a stored JSON text is worth parsing).
+    public static func contains(_ needle: StaticString, in text: String) -> Bool {
+        var text = text
+        return needle.withUTF8Buffer { needle in
+            text.withUTF8 { haystack in
+                guard let first = needle.first, needle.count <= haystack.count else { return needle.isEmpty }
+                var index = 0
+                let last = haystack.count - needle.count
+                while index <= last {
+                    if haystack[index] == first,
+                       memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0 {
+                        return true
+                    }
+                    index += 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// Writes a string literal; runs without escapes are copied whole.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0x0f)])
-            default:
-                bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0f)])
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -165,15 +165,8 @@ public final class DeliveryPolicyEngine: Sendable {
         context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
         releasedFrom: StoredDecision.FocusRef? = nil
     ) async throws -> Decided {
-        let app = app(facts.bundleID)
-        var device = context.deviceState
-        device.hasConnectedSession = hub.hasSession(deviceID: context.deviceID)
-        let focus = context.activeFocus(at: now)
-        var decision = HeraldPolicy.decide(
-            facts, app: app, settings: context.settings(for: facts.bundleID), preferences: context.preferences,
-            focus: focus, summary: context.summary, device: device, now: now
-        )
-        if case .hidden(var hidden) = decision.preview {
+        var draft = draft(facts, context: context, now: now)
+        if case .hidden(var hidden) = draft.decision.preview {
             // A count the store cannot give is not worth refusing the push: the notification alone.
             var counted = 0
             do {
@@ -182,8 +175,35 @@ public final class DeliveryPolicyEngine: Sendable {
                 logger.warning("Could not count the thread of a hidden preview; it counts the notification alone", metadata: ["notification.id": "\(facts.id)", "error": "\(error)"])
             }
             hidden.threadCount = max(1, counted + (isStored ? 0 : 1))
-            decision.preview = .hidden(hidden)
+            draft.decision.preview = .hidden(hidden)
         }
+        return try finish(draft, content: content, resources: resources, context: context, released: released, releasedFrom: releasedFrom)
+    }
+
+    /// The pure decision, before the thread count of a hidden preview and the server's reasons.
+    private struct Draft {
+        var decision: Decision
+        var device: DeviceState
+        var focus: ActiveFocus?
+    }
+
+    private func draft(_ facts: NotificationFacts, context: DevicePolicyContext, now: Date) -> Draft {
+        var device = context.deviceState
+        device.hasConnectedSession = hub.hasSession(deviceID: context.deviceID)
+        let focus = context.activeFocus(at: now)
+        let decision = HeraldPolicy.decide(
+            facts, app: app(facts.bundleID), settings: context.settings(for: facts.bundleID), preferences: context.preferences,
+            focus: focus, summary: context.summary, device: device, now: now
+        )
+        return Draft(decision: decision, device: device, focus: focus)
+    }
+
+    /// Adds the server's reasons, what the device shows and the context, and encodes the decision.
+    private func finish(
+        _ draft: Draft, content: ShownContent, resources: AppResources, context: DevicePolicyContext,
+        released: ReasonCode?, releasedFrom: StoredDecision.FocusRef?
+    ) throws -> Decided {
+        var decision = draft.decision
         var communicationError: String?
         if case .invalid(let message) = content.communication {
             decision.reasons.insert(ServerReason.communicationInvalid)
@@ -195,11 +215,11 @@ public final class DeliveryPolicyEngine: Sendable {
         let display = NotificationDisplay.make(
             alert: content.alert, communication: communicates ? content.communication.content : nil,
             preview: decision.preview, localizations: resources.localizations,
-            locale: device.locale ?? context.preferences.locale
+            locale: draft.device.locale ?? context.preferences.locale
         )
         let stored = StoredDecision(decision: decision, context: StoredDecision.Context(
-            focus: focus.map { StoredDecision.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
-            audioRoute: device.audioRoute,
+            focus: draft.focus.map { StoredDecision.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
+            audioRoute: draft.device.audioRoute,
             releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
             sender: sender.map { StoredDecision.SenderRef(name: $0.name, handle: $0.handle) },
             communicationError: communicationError
@@ -207,18 +227,35 @@ public final class DeliveryPolicyEngine: Sendable {
         return Decided(stored: stored, json: try stored.jsonText())
     }
 
-    /// Decides an accepted push on its arrival: the hot path (no store read when cached, unless the
-    /// preview is hidden).
+    /// Decides an accepted push on its arrival (reading the device's context and the app's
+    /// resources from the store when they are not cached, and a hidden preview's thread count).
     func decide(push: AcceptedPush, receivedAt: Date) async throws -> Decided {
         let context = try await context(deviceID: push.token.deviceID)
         let resources = try await resources(bundleID: push.app.bundleID)
         let content = ShownContent(push.payload)
-        let facts = facts(
+        let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
+        return try await decide(facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
+    }
+
+    /// The hot path: decides an accepted push without suspending when the device's context and the
+    /// app's resources are cached and the preview is not hidden (no thread to count) — the usual
+    /// case; nil otherwise (then `decide(push:receivedAt:)`).
+    func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> Decided? {
+        let (context, resources) = cache.withLock { ($0.devices[push.token.deviceID], $0.apps[push.app.bundleID]) }
+        guard let context, let resources else { return nil }
+        let content = ShownContent(push.payload)
+        let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
+        let draft = draft(facts, context: context, now: receivedAt)
+        guard !draft.decision.preview.isHidden else { return nil }
+        return try finish(draft, content: content, resources: resources, context: context, released: nil, releasedFrom: nil)
+    }
+
+    private func facts(push: AcceptedPush, content: ShownContent, receivedAt: Date, resources: AppResources) -> NotificationFacts {
+        facts(
             id: push.apnsID.lowercased(), bundleID: push.app.bundleID, payload: push.payload,
             communication: content.communication, collapseID: push.collapseID,
             expiry: NotificationExpiry(push.expiration), receivedAt: receivedAt, resources: resources
         )
-        return try await decide(facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
     }
 
     // MARK: Held notifications

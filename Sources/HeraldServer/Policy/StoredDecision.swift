@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPolicy
+import Synchronization
 
 /// The decision JSON stored with a notification: the `Decision` as HeraldPolicy encodes it, plus a
 /// `context` key with what its sentences name (the Focus that was on, the audio route, the sender of
@@ -80,9 +81,27 @@ struct StoredDecision: Codable, Sendable, Hashable {
     private enum ExtraKeys: String, CodingKey { case context, display }
 
     /// The JSON text the store keeps.
+    ///
+    /// Encoded once per distinct decision: the pushes of a busy app to a device (or to many devices
+    /// with the same settings) are decided alike, and `JSONEncoder` was the largest cost of the push
+    /// path. Decisions that show something of their own (`display`) are rarer and not remembered.
     func jsonText() throws -> String {
+        guard display == nil else { return try encoded() }
+        if let text = Self.remembered.withLock({ $0[self] }) { return text }
+        let text = try encoded()
+        Self.remembered.withLock { remembered in
+            if remembered.count >= Self.rememberedLimit { remembered.removeAll(keepingCapacity: true) }
+            remembered[self] = text
+        }
+        return text
+    }
+
+    private func encoded() throws -> String {
         String(decoding: try Self.encoder.encode(self), as: UTF8.self)
     }
+
+    private static let rememberedLimit = 4096
+    private static let remembered = Mutex<[StoredDecision: String]>([:])
 
     /// The stored decision of a row; nil when it has none or it does not read.
     static func read(_ row: StoredNotification) -> StoredDecision? {

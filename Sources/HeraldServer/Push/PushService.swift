@@ -44,8 +44,9 @@ public final class PushService: PushHandler {
         }
     }
 
-    /// Validates on the caller's thread (the event loop that read the request), decides, and queues
-    /// the row for the next group commit; `respond` runs when it is durable.
+    /// Validates and decides on the caller's thread (the event loop that read the request) and
+    /// queues the row for the next group commit; `respond` runs when it is durable. Only a push whose
+    /// decision must read the store first (see `DeliveryPolicyEngine.decideIfCached`) costs a task.
     public func handle(
         _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
@@ -79,6 +80,14 @@ public final class PushService: PushHandler {
             break
         }
         let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
+        do {
+            if let decided = try policy.decideIfCached(push: push, receivedAt: now) {
+                return store(row, decided: decided, accepted: accepted, respond: respond)
+            }
+        } catch {
+            return respond(failed(row, error: error, apnsID: apnsID))
+        }
+        // Something to read from the store first (a device or app not cached yet, a thread to count).
         Task {
             do {
                 let decided = try await policy.decide(push: push, receivedAt: now)
