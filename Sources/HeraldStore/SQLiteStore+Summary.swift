@@ -23,17 +23,16 @@ extension SQLiteStore {
         """
 
     /// The users' notifications held for the summary, arrived at or before each user's slot, not
-    /// released; `?` is a JSON array of `[user_id, slot_ms]`. The relevance score is read from the
-    /// payload here (one JSON parse in SQLite) rather than parsing every payload in Swift.
-    private static let candidatesSQL = """
+    /// released; `?` is a JSON array of `[user_id, slot_ms]`. Everything it reads is in the covering
+    /// index `notifications_summary_candidates` (the relevance score too), not in the rows.
+    static let candidatesSQL = """
         SELECT d.user_id, n.device_id, n.id, n.bundle_id, n.received_at, n.payload -> '$.aps."relevance-score"'
         FROM json_each(?) AS u
         JOIN devices d ON d.user_id = u.value ->> 0
-        JOIN notifications n ON n.device_id = d.device_id
-        WHERE n.removed_at IS NULL AND n.disposition IN ('heldForFocus', 'heldForSummary')
-            AND n.disposition = 'heldForSummary' AND n.received_at <= u.value ->> 1
+        JOIN notifications n INDEXED BY notifications_summary_candidates ON n.device_id = d.device_id
+        WHERE n.removed_at IS NULL AND n.disposition = 'heldForSummary' AND n.received_at <= u.value ->> 1
             AND NOT \(SummaryOverlay.isReleased)
-        ORDER BY u.key, n.received_at, n.seq
+        ORDER BY u.key, n.received_at, n.rowid
         """
 
     private static let eventsSQL = """

@@ -32,4 +32,17 @@ extension Schema {
             CREATE INDEX summary_releases_device_seq ON summary_releases (device_id, seq);
             """)
     }
+
+    /// What a Scheduled Summary reads at its time, without reading the notifications themselves: a
+    /// covering index of the live notifications held for the summary, with the columns a release's
+    /// cover needs and the payload's relevance score (so the read of 10,000 users × 100 held reads
+    /// index pages, not 1,000,000 rows). Only notifications held for the summary are in it.
+    static func createSummaryCandidatesIndex(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX notifications_summary_candidates ON notifications (
+                device_id, received_at, disposition, removed_at, decided_seq, id, bundle_id,
+                payload -> '$.aps."relevance-score"'
+            ) WHERE removed_at IS NULL AND disposition = 'heldForSummary';
+            """)
+    }
 }

@@ -15,6 +15,7 @@ enum Schema {
         migrator.registerMigration("v4-app-badges", migrate: createAppBadges)
         migrator.registerMigration("v5-summary-releases", migrate: createSummaryReleases)
         migrator.registerMigration("v6-app-badge-prefilter", migrate: prefilterAppBadgeTriggers)
+        migrator.registerMigration("v7-summary-candidates", migrate: createSummaryCandidatesIndex)
         return migrator
     }
 

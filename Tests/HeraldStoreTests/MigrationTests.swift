@@ -8,7 +8,7 @@ import Testing
 @Suite("Schema migrations")
 struct MigrationTests {
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates"])
     }
 
     @Test func everyTableIsStrict() async throws {

@@ -77,6 +77,16 @@ struct SummaryDeliveryTests {
         #expect(try await store.summaryCandidates([(Fixture.otherUserID, slot)]).held.isEmpty)
     }
 
+    @Test func theCandidatesAreReadFromTheirCoveringIndex() async throws {
+        let store = try await Fixture.makeStore()
+        let plan = try await store.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.candidatesSQL, arguments: [#"[["user-1", 3600000]]"#]
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("SEARCH n USING INDEX notifications_summary_candidates") }, "plan: \(plan)")
+    }
+
     @Test func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState() async throws {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)

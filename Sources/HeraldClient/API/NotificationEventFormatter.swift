@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 
 /// One line per stream event for people (`herald watch`): time, app, title — body, and the level
-/// and thread when the notification has them.
+/// and thread when the notification has them; a Scheduled Summary as its size and featured ones.
 ///
 /// `14:03:07  com.example.app  Hello — World  [time-sensitive, thread chat-1]`
 public struct NotificationEventFormatter: Sendable {
@@ -20,6 +20,7 @@ public struct NotificationEventFormatter: Sendable {
             return "\(event.event): \(event.data)"
         }
         if event.event == "badge" { return Self.badgeLine(notification) }
+        if event.event == "summary" { return summaryLine(notification) }
         let time = Self.date(notification["received_at"]?.stringValue).map(clockTime) ?? "--:--:--"
         let app = notification["bundle_id"]?.stringValue ?? notification["topic"]?.stringValue ?? "?"
         if event.event == "removed" {
@@ -46,6 +47,31 @@ public struct NotificationEventFormatter: Sendable {
         }
         let suffix = details.isEmpty ? "" : "  [\(details.joined(separator: ", "))]"
         return "\(time)  \(app)  \(text)\(suffix)"
+    }
+
+    /// A `summary` event: `08:00:00  summary  12 notifications from 3 apps; featured: com.example.app Hello — World; …`.
+    private func summaryLine(_ summary: [String: JSONValue]) -> String {
+        let time = Self.date(summary["slot"]?.stringValue).map(clockTime) ?? "--:--:--"
+        var apps: [JSONValue] = []
+        if case .array(let list)? = summary["apps"] { apps = list }
+        var count = 0
+        var featured: [String] = []
+        for app in apps {
+            guard let app = app.objectValue else { continue }
+            var items: [JSONValue] = []
+            if case .array(let list)? = app["notifications"] { items = list }
+            count += items.count
+            for item in items {
+                guard let item = item.objectValue, item["featured"] == .bool(true) else { continue }
+                let alert = item["notification"]?.objectValue?["alert"]?.objectValue
+                let text = [alert?["title"]?.stringValue, alert?["body"]?.stringValue]
+                    .compactMap { $0.flatMap { $0.isEmpty ? nil : $0 } }
+                    .joined(separator: " — ")
+                featured.append("\(app["bundle_id"]?.stringValue ?? "?") \(text.isEmpty ? item["id"]?.stringValue ?? "" : text)")
+            }
+        }
+        let head = "\(time)  summary  \(count) notification\(count == 1 ? "" : "s") from \(apps.count) app\(apps.count == 1 ? "" : "s")"
+        return featured.isEmpty ? head : "\(head); featured: \(featured.joined(separator: "; "))"
     }
 
     /// A `badge` event: `badges  total 5  (com.example.app 3, com.example.mail 2)`.

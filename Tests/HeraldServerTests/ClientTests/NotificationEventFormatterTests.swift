@@ -28,6 +28,18 @@ extension ClientTests {
             #expect(formatter.line(for: removed) == "14:03:08  com.example.app  removed b")
         }
 
+        @Test func aSummaryEventShowsItsSizeAndTheFeaturedOnes() {
+            let event = ServerSentEvent(id: "12", event: "summary", data: """
+                {"cursor":"12","device_id":"d","slot":"2026-11-21T08:00:00.000Z","released_at":"2026-11-21T08:00:01.000Z",
+                 "apps":[{"bundle_id":"com.example.news","featured":true,"notifications":[
+                    {"id":"n1","featured":true,"notification":{"alert":{"title":"Rain","subtitle":null,"body":"Take an umbrella"}}},
+                    {"id":"n2","featured":false,"notification":null}]},
+                  {"bundle_id":"com.example.shop","featured":true,"notifications":[{"id":"s1","featured":true,"notification":null}]}]}
+                """)
+            #expect(formatter.line(for: event)
+                == "08:00:00  summary  3 notifications from 2 apps; featured: com.example.news Rain — Take an umbrella; com.example.shop s1")
+        }
+
         @Test func aBadgeEventShowsTheTotalAndTheApps() {
             let event = ServerSentEvent(id: nil, event: "badge", data: """
                 {"badge_total":5,"apps":[{"bundle_id":"com.example.app","badge":3},{"bundle_id":"com.example.mail","badge":2}],"changed":[]}
