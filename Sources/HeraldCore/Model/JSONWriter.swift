@@ -124,10 +124,16 @@ public struct JSONWriter {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Writes `json` as a value, as it is: the caller vouches that it is one valid JSON value (text
-    /// this process wrote or validated), which saves parsing and re-writing it.
+    /// this process wrote or validated), which saves parsing and re-writing it. Line breaks become
+    /// spaces: in valid JSON they can only be whitespace between tokens (a string holds them
+    /// escaped), and the output stays one line, as the streams need (an SSE `data:` line).
     public mutating func raw(_ json: String) {
         separate()
+        let start = bytes.count
         bytes.append(contentsOf: json.utf8)
+        for index in start..<bytes.count where bytes[index] == 0x0A || bytes[index] == 0x0D {
+            bytes[index] = UInt8(ascii: " ")
+        }
     }
 
     /// Whether `text` contains the UTF-8 bytes of `needle` (a plain byte search, for deciding whether
