@@ -80,6 +80,63 @@ struct WebSocketStreamTests {
         }
     }
 
+    @Test("a Scheduled Summary is a summary message with its cursor, live and once on resume")
+    func summaryMessage() async throws {
+        let harness = try TestHarness(.sqlite)
+        let (token, device) = try await harness.makeDevice()
+        let decision = #"{"disposition":"heldForSummary","reasons":["summary-held"],"context":{"audio_route":"none"}}"#
+        _ = try await harness.store.insert(["a", "b"].map { id in
+            StoredNotification(
+                seq: 0, id: id, deviceID: device.deviceID, bundleID: TestHarness.bundleID, topic: TestHarness.bundleID,
+                pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
+                payload: #"{"aps":{"alert":{"title":"T","body":"\#(id)"}}}"#, receivedAt: harness.clock.now(),
+                disposition: "heldForSummary", decision: decision
+            )
+        })
+        try await harness.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            let path = "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
+            let received = Mutex<[JSONValue]>([])
+            try await withTimeout {
+                try await Self.session(port: port, path: path + "&cursor=0") { message in
+                    let count = received.withLock { $0.append(message); return $0.count }
+                    if count == 2 {
+                        // The summary time comes while the session is live
+                        let now = harness.clock.now()
+                        let candidates = try await harness.store.summaryCandidates([(device.userID, now)])
+                        let part = DeviceSummary(
+                            deviceID: device.deviceID, apps: [SummaryAppGroup(bundleID: TestHarness.bundleID, ids: ["b", "a"])], featured: ["b"]
+                        )
+                        let release = SummaryRelease(userID: device.userID, slot: now, digest: "{}", devices: [part], horizon: candidates.horizon)
+                        for event in try await harness.store.releaseSummaries([release], at: now)[0] ?? [] {
+                            harness.hub.publishSummary(deviceID: event.deviceID, seq: event.seq)
+                        }
+                    }
+                    return count < 3
+                }
+            }
+            let messages = received.withLock { $0 }
+            #expect(messages.map { $0["type"]?.stringValue } == ["notification", "notification", "summary"])
+            let summary = messages[2]
+            #expect(summary["cursor"]?.stringValue == "3" && summary["summary"]?["cursor"]?.stringValue == "3")
+            let items = summary["summary"]?["apps"]?[0]?["notifications"]?.arrayValue ?? []
+            #expect(items.map { $0["id"]?.stringValue } == ["b", "a"])
+            #expect(items.map { $0["featured"] } == [.bool(true), .bool(false)])
+            #expect(items.allSatisfy { $0["notification"]?["disposition"]?.stringValue == "listedSilently" })
+
+            // A session resuming from before the summary gets it, once, first
+            let resumed = Mutex<[JSONValue]>([])
+            try await withTimeout {
+                try await Self.session(port: port, path: path + "&cursor=2") { message in
+                    resumed.withLock { $0.append(message) }
+                    return false
+                }
+            }
+            #expect(resumed.withLock { $0.first?["type"]?.stringValue } == "summary")
+            #expect(resumed.withLock { $0.first?["cursor"]?.stringValue } == "3")
+        }
+    }
+
     @Test("a refused upgrade answers the JSON error: 401 without a valid token, 404 for another user's device", arguments: StoreKind.allCases)
     func refusedUpgradeAnswersJSONErrors(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
