@@ -119,9 +119,19 @@ final class SummaryService: Service {
     }
 
     private func deliver(_ summaries: [(userID: String, slot: Date)], now: Date) async {
-        for start in stride(from: 0, to: summaries.count, by: Self.batchSize) {
-            let batch = try? await prepare(summaries[start..<min(start + Self.batchSize, summaries.count)])
-            guard let batch, !batch.isEmpty else { continue }
+        // The next batch is prepared (read and ranked) while the store commits this one.
+        func preparing(_ start: Int) -> Task<[Prepared], Never>? {
+            guard start < summaries.count else { return nil }
+            let part = summaries[start..<min(start + Self.batchSize, summaries.count)]
+            return Task { await self.prepare(part) }
+        }
+        var start = 0
+        var next = preparing(start)
+        while let current = next {
+            let batch = await current.value
+            start += Self.batchSize
+            next = preparing(start)
+            guard !batch.isEmpty else { continue }
             do {
                 let results = try await engine.store.releaseSummaries(batch.map(\.release), at: now)
                 for (item, events) in zip(batch, results) { announce(item, events: events, now: now) }
@@ -142,7 +152,7 @@ final class SummaryService: Service {
 
     /// Prepares the summaries: `readSize` users per store read, the reads and the ranking of a batch
     /// in parallel, in order; a part that fails is logged and left out (delivered at the next pass).
-    private func prepare(_ summaries: ArraySlice<(userID: String, slot: Date)>) async throws -> [Prepared] {
+    private func prepare(_ summaries: ArraySlice<(userID: String, slot: Date)>) async -> [Prepared] {
         let parts = stride(from: summaries.startIndex, to: summaries.endIndex, by: Self.readSize).map {
             Array(summaries[$0..<min($0 + Self.readSize, summaries.endIndex)])
         }
