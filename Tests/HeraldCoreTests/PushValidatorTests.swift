@@ -1,5 +1,5 @@
 import Foundation
-import HeraldCore
+@testable import HeraldCore
 import Testing
 
 @Suite("APNs request rules")
@@ -32,6 +32,14 @@ struct PushValidatorTests {
     @Test("a repeated header is refused")
     func duplicateHeaders() {
         #expect(fixture.reason(fixture.request(extraHeaders: [("apns-topic", "com.example.demo")])) == "DuplicateHeaders")
+        // Short lists are compared pairwise, long ones through a set: both find the repeat anywhere.
+        for count in [2, 5, 16, 17, 40] {
+            var headers = (0..<count).map { (name: "x-h\($0)", value: "v") }
+            #expect(!PushValidator.hasDuplicate(headers))
+            headers.append((name: "x-h\(count / 2)", value: "again"))
+            #expect(PushValidator.hasDuplicate(headers))
+        }
+        #expect(fixture.reason(fixture.request(token: "ab/cd")) == "BadPath")
     }
 
     @Test("apns-id must be a canonical UUID in either case")

@@ -52,6 +52,19 @@ public enum PushValidator {
     /// - Parameters:
     ///   - auth: the connection's provider-token state; updated when a new token is accepted.
     ///   - apnsID: the id the response carries (the request's `apns-id` or a generated one).
+    /// Whether a header name occurs twice. A push has a handful of headers: comparing them pairwise
+    /// is cheaper than hashing each (a set is used for long lists).
+    static func hasDuplicate(_ headers: [(name: String, value: String)]) -> Bool {
+        if headers.count > 16 {
+            var seen = Set<String>()
+            return headers.contains { !seen.insert($0.name).inserted }
+        }
+        for (index, header) in headers.enumerated() where headers[..<index].contains(where: { $0.name == header.name }) {
+            return true
+        }
+        return false
+    }
+
     public static func validate(
         _ request: APNsRequest,
         auth: inout ProviderAuthState,
@@ -60,18 +73,14 @@ public enum PushValidator {
         now: Date
     ) -> Result<AcceptedPush, APNsFailure> {
         guard request.method == "POST" else { return .failure(APNsFailure(.methodNotAllowed)) }
-        let pathWithoutQuery = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let pathWithoutQuery = request.path.firstIndex(of: "?").map { request.path[..<$0] } ?? request.path[...]
         guard pathWithoutQuery.hasPrefix("/3/device/") || pathWithoutQuery == "/3/device" else {
             return .failure(APNsFailure(.badPath))
         }
         let rawToken = pathWithoutQuery.dropFirst("/3/device/".count)
         guard !rawToken.isEmpty else { return .failure(APNsFailure(.missingDeviceToken)) }
-        guard !rawToken.contains("/") else { return .failure(APNsFailure(.badPath)) }
-
-        var seen = Set<String>()
-        for header in request.headers where !seen.insert(header.name).inserted {
-            return .failure(APNsFailure(.duplicateHeaders))
-        }
+        guard !rawToken.utf8.contains(UInt8(ascii: "/")) else { return .failure(APNsFailure(.badPath)) }
+        if Self.hasDuplicate(request.headers) { return .failure(APNsFailure(.duplicateHeaders)) }
         if let id = request.header("apns-id"), !APNsID.isValid(id) {
             return .failure(APNsFailure(.badMessageId))
         }

@@ -50,7 +50,7 @@ public final class PushService: PushHandler {
     public func handle(
         _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
-        var generator = SystemRandomNumberGenerator()
+        var generator = PooledRandomGenerator()
         let now = self.now()
         let apnsID = request.header("apns-id") ?? APNsID.makeTimeOrdered(at: now, using: &generator)
         let snapshot = registry.snapshot
