@@ -158,6 +158,12 @@ struct NotificationJSONTests {
             let encoded = try JSONParser.parse(Array(JSONEncoder().encode(json)))
             #expect(fast == encoded)
             #expect(!json.jsonBytes.contains(0x0A))
+            // A row on its way from a push carries its payload parsed: same JSON, same row.
+            var carrying = sample
+            carrying.parsedPayload = ParsedPayload(try NotificationPayload(json: Array(sample.payload.utf8)))
+            #expect(carrying == sample)
+            #expect(try JSONParser.parse(NotificationJSON(carrying).jsonBytes) == fast)
+            #expect(NotificationJSON(carrying) == json)
         }
     }
 }

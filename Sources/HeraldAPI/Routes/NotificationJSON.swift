@@ -17,7 +17,8 @@ struct NotificationJSON: Encodable, Hashable {
     var receivedAt: String
     var readAt: String?
     var dismissedAt: String?
-    var payload: JSONValue
+    /// The payload: `payloadText` parsed (null when it does not parse).
+    var payload: JSONValue { payloadText.flatMap { try? JSONParser.parse(Array($0.utf8)) } ?? .null }
     var alert: AlertJSON?
     /// What the device shows: the stored decision's `display` when it has one (loc keys resolved,
     /// communication sender, hidden preview), else `alert`.
@@ -68,15 +69,22 @@ struct NotificationJSON: Encodable, Hashable {
         disposition = row.disposition
         decisionText = row.decision
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
-        let payload = try? JSONParser.parse(Array(row.payload.utf8))
-        self.payload = payload ?? .null
-        payloadText = payload == nil ? nil : row.payload
+        // A row on its way from a push carries it parsed (no second parse on the stream).
+        let parsed: NotificationPayload?
+        if let carried = row.parsedPayload.payload {
+            parsed = carried
+            payloadText = row.payload
+        } else {
+            let value = try? JSONParser.parse(Array(row.payload.utf8))
+            parsed = value.flatMap { try? NotificationPayload(jsonValue: $0) }
+            payloadText = value == nil ? nil : row.payload
+        }
         // Only a decision with a `display` is parsed here (the streams write the text as it is).
         if let decisionText, JSONWriter.contains(#""display""#, in: decisionText),
            case .object(let shown)? = decision?.objectValue?["display"] {
             display = AlertJSON(title: shown["title"]?.stringValue, subtitle: shown["subtitle"]?.stringValue, body: shown["body"]?.stringValue)
         }
-        guard let payload, let parsed = try? NotificationPayload(jsonValue: payload) else { return }
+        guard let parsed else { return }
         let aps = parsed.aps
         alert = aps.alert.map { AlertJSON(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
         if display == nil { display = alert }
@@ -141,7 +149,7 @@ struct NotificationJSON: Encodable, Hashable {
         writer.key("read_at"); writer.string(readAt)
         writer.key("dismissed_at"); writer.string(dismissedAt)
         writer.key("payload")
-        if let payloadText { writer.raw(payloadText) } else { writer.value(payload) }
+        if let payloadText { writer.raw(payloadText) } else { writer.null() }
         writer.key("alert"); Self.write(alert, into: &writer)
         writer.key("display"); Self.write(display, into: &writer)
         writer.key("badge"); writer.integer(badge)

@@ -33,6 +33,14 @@ public struct StoredNotification: Hashable, Sendable, Codable {
     public var decision: String?
     /// When a held notification was released (by its Focus ending or by a Scheduled Summary).
     public var releasedAt: Date?
+    /// The payload as parsed when it was pushed, carried along (neither stored nor compared) so the
+    /// live streams need not parse `payload` again; nil on rows read from the store.
+    public var parsedPayload = ParsedPayload()
+
+    private enum CodingKeys: String, CodingKey {
+        case seq, id, deviceID, bundleID, topic, pushType, priority, collapseID, expiration, payload, receivedAt
+        case deliveredAt, readAt, dismissedAt, removedAt, disposition, decision, releasedAt
+    }
 
     public init(
         seq: Int64, id: String, deviceID: String, bundleID: String, topic: String, pushType: PushType,
@@ -87,5 +95,20 @@ extension StoredNotification {
             payload: String(decoding: push.rawPayload, as: UTF8.self),
             receivedAt: receivedAt, deliveredAt: deliveredAt
         )
+        parsedPayload = ParsedPayload(push.payload)
     }
+}
+
+/// A notification's payload as parsed on arrival: travels with a `StoredNotification` without
+/// taking part in its equality (two rows are equal whether or not one still carries it).
+public struct ParsedPayload: Hashable, Sendable {
+    /// The parsed payload; nil when not carried.
+    public let payload: NotificationPayload?
+
+    public init(_ payload: NotificationPayload? = nil) {
+        self.payload = payload
+    }
+
+    public static func == (lhs: ParsedPayload, rhs: ParsedPayload) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }
