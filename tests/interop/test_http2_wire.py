@@ -172,3 +172,18 @@ def test_http11_keeps_the_connection_alive_for_several_pushes(herald, device):
     codes, connects = lines[0::2], lines[1::2]
     assert codes == ["200", "200", "200"], out.stdout
     assert connects == ["1", "0", "0"], f"HTTP/1.1 connection not reused: {out.stdout}"
+
+
+def test_request_bodies_beyond_the_initial_windows_keep_flowing(herald, client, device):
+    """Herald answers every stream of a connection itself (no per-stream channel), so it must open
+    the receive windows again: 120 pushes of ~3 KB (~360 KB > the 64 KiB connection window) all
+    arrive, and one stream of 1.5 MB (> the 1 MiB stream window) is read to its end and refused."""
+    ids = [new_apns_id() for _ in range(120)]
+    sids = [client.start_request(f"/3/device/{device.device_token}", herald.headers(apns_id=i),
+                                 b'{"aps":{"alert":"%s"}}' % (b"x" * 3000)) for i in ids]
+    streams = client.wait(sids, timeout=60)
+    assert [s.status for s in streams] == [200] * len(ids), [s for s in streams if s.status != 200][:3]
+    big = client.request(f"/3/device/{device.device_token}", herald.headers(apns_id=new_apns_id()),
+                         b'{"aps":{"alert":"' + b"y" * 1_500_000 + b'"}}', timeout=60)
+    assert big.status == 413 and big.reason == "PayloadTooLarge", big
+    assert client.push(device.device_token, herald.headers(), alert_payload()).status == 200
