@@ -180,8 +180,14 @@ public final class DeliveryPolicyEngine: Sendable {
         return try finish(draft, content: content, resources: resources, context: context, released: released, releasedFrom: releasedFrom)
     }
 
+    /// The actions a notification's category shows (nil without a registered category or actions).
+    private func actions(of facts: NotificationFacts, in resources: AppResources) -> JSONValue? {
+        facts.categoryID.flatMap { resources.categories[$0]?.actions }
+    }
+
     /// The pure decision, before the thread count of a hidden preview and the server's reasons.
     private struct Draft {
+        var facts: NotificationFacts
         var decision: Decision
         var device: DeviceState
         var focus: ActiveFocus?
@@ -195,7 +201,7 @@ public final class DeliveryPolicyEngine: Sendable {
             facts, app: app(facts.bundleID), settings: context.settings(for: facts.bundleID), preferences: context.preferences,
             focus: focus, summary: context.summary, device: device, now: now
         )
-        return Draft(decision: decision, device: device, focus: focus)
+        return Draft(facts: facts, decision: decision, device: device, focus: focus)
     }
 
     /// Adds the server's reasons, what the device shows and the context, and encodes the decision.
@@ -223,7 +229,7 @@ public final class DeliveryPolicyEngine: Sendable {
             releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
             sender: sender.map { StoredDecision.SenderRef(name: $0.name, handle: $0.handle) },
             communicationError: communicationError
-        ), display: display)
+        ), display: display, actions: decision.disposition == .notDelivered ? nil : actions(of: draft.facts, in: resources))
         return Decided(stored: stored, json: try stored.jsonText())
     }
 

@@ -61,11 +61,13 @@ public struct DevicePolicyContext: Sendable, Hashable {
 }
 
 /// What an app registered that decisions and previews need: its categories' hidden-preview
-/// options and its localizations.
+/// options and actions, and its localizations.
 struct AppResources: Sendable {
     struct Category: Sendable, Hashable {
         var hiddenPreviewsPlaceholder: String?
         var options: CategoryOptions
+        /// The category's actions as registered (the API's canonical JSON array); nil when it has none.
+        var actions: JSONValue?
     }
 
     var categories: [String: Category] = [:]
@@ -82,6 +84,9 @@ struct AppResources: Sendable {
         for record in records {
             guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(record.json.utf8)).objectValue else { continue }
             var category = Category(hiddenPreviewsPlaceholder: nil, options: [])
+            if case .array(let actions)? = object["actions"], !actions.isEmpty {
+                category.actions = .array(actions)
+            }
             if case .string(let placeholder)? = object["hidden_previews_body_placeholder"] {
                 category.hiddenPreviewsPlaceholder = placeholder
             }

@@ -57,11 +57,15 @@ struct StoredDecision: Codable, Sendable, Hashable {
     var context: Context
     /// What the device shows; nil when it shows the `alert` as sent.
     var display: NotificationDisplay?
+    /// The actions to show: those of the notification's category (as registered), nil when it has
+    /// none or the notification is not delivered.
+    var actions: JSONValue?
 
-    init(decision: Decision, context: Context, display: NotificationDisplay? = nil) {
+    init(decision: Decision, context: Context, display: NotificationDisplay? = nil, actions: JSONValue? = nil) {
         self.decision = decision
         self.context = context
         self.display = display
+        self.actions = actions
     }
 
     init(from decoder: any Decoder) throws {
@@ -69,6 +73,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: ExtraKeys.self)
         context = try container.decodeIfPresent(Context.self, forKey: .context) ?? Context(audioRoute: .none)
         display = try container.decodeIfPresent(NotificationDisplay.self, forKey: .display)
+        actions = try container.decodeIfPresent(JSONValue.self, forKey: .actions)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -76,9 +81,10 @@ struct StoredDecision: Codable, Sendable, Hashable {
         var container = encoder.container(keyedBy: ExtraKeys.self)
         try container.encode(context, forKey: .context)
         try container.encodeIfPresent(display, forKey: .display)
+        try container.encodeIfPresent(actions, forKey: .actions)
     }
 
-    private enum ExtraKeys: String, CodingKey { case context, display }
+    private enum ExtraKeys: String, CodingKey { case context, display, actions }
 
     /// The JSON text the store keeps.
     ///

@@ -94,4 +94,26 @@ struct HeldReleaseTests {
         #expect(!hiddenAgain.showsTitle)
         try await herald.stop()
     }
+
+    @Test("the decision carries the actions of the notification's category, as registered; none without one")
+    func categoryActions() async throws {
+        let herald = try await PolicyHerald.start()
+        let actions = #"[{"identifier":"REPLY","title":"Reply","options":["authentication_required"],"icon":{"system_image_name":"arrowshape.turn.up.left"},"text_input":{"button_title":"Send","placeholder":"Message"}},{"identifier":"DELETE","title":"Delete","options":["destructive"],"icon":null,"text_input":null}]"#
+        try await herald.store.upsertCategory(
+            bundleID: herald.demo.topic, identifier: "MESSAGE",
+            json: #"{"identifier":"MESSAGE","actions":"# + actions + #","intent_identifiers":[],"hidden_previews_body_placeholder":null,"category_summary_format":null,"options":[]}"#
+        )
+        await herald.application.policy.appResourcesChanged(bundleID: herald.demo.topic)
+        let client = try herald.apnsClient()
+        let withCategory = try await herald.push(#"{"alert":{"title":"Ann","body":"Lunch?"},"category":"MESSAGE"}"#, client: client)
+        let unknown = try await herald.push(#"{"alert":"Hi","category":"NOT_REGISTERED"}"#, client: client)
+        let plain = try await herald.push(#"{"alert":"Hi"}"#, client: client)
+        try await client.shutdown()
+        let expected = try JSONParser.parse(Array(actions.utf8))
+        #expect(try JSONParser.parse(Array(try #require(withCategory.decision).utf8)).objectValue?["actions"] == expected)
+        for row in [unknown, plain] {
+            #expect(try JSONParser.parse(Array(try #require(row.decision).utf8)).objectValue?["actions"] == nil)
+        }
+        try await herald.stop()
+    }
 }
