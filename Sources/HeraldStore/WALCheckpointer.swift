@@ -6,9 +6,9 @@ import Synchronization
 /// connection and thread of its own), so commits never pay for a checkpoint.
 ///
 /// A passive checkpoint neither waits for nor blocks the writer or the readers: it copies what it
-/// can, and the log restarts from its beginning once everything was copied. A thread rather than a
-/// task: a checkpoint blocks for as long as it copies and syncs, which must not hold a thread of
-/// Swift's cooperative pool.
+/// can. Past `restartFrames` of log, a RESTART checkpoint makes the log start over (see `run`).
+/// A thread rather than a task: a checkpoint blocks for as long as it copies and syncs, which must
+/// not hold a thread of Swift's cooperative pool.
 final class WALCheckpointer: Sendable {
     private let connection: DatabaseQueue
     private let interval: TimeInterval
@@ -21,11 +21,15 @@ final class WALCheckpointer: Sendable {
         var hasStopped = false
     }
 
-    init(path: String, configuration: Configuration, interval: TimeInterval = 0.25) throws {
+    /// Log frames (pages) past which the log is started over (`RESTART`): 32 MiB of 4 KiB pages.
+    private let restartFrames: Int
+
+    init(path: String, configuration: Configuration, interval: TimeInterval = 0.25, restartFrames: Int = 8192) throws {
         var configuration = configuration
         configuration.label = (configuration.label ?? "herald") + ".checkpoint"
         connection = try DatabaseQueue(path: path, configuration: configuration)
         self.interval = interval
+        self.restartFrames = restartFrames
     }
 
     /// Starts the checkpoint thread (once).
@@ -66,7 +70,15 @@ final class WALCheckpointer: Sendable {
             stopped.unlock()
             if state.withLock({ $0.isStopping }) { break }
             // Busy or locked: the next round tries again.
-            _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            if let frames, frames.walFrameCount >= restartFrames {
+                // The log starts over from its beginning only when a writer finds every frame copied,
+                // which a writer that commits all the time never does: the log would grow until the
+                // writer's own safety-net checkpoint stalled a commit for a second (measured). A
+                // RESTART copies the few frames since the passive one, waits for the commit in
+                // progress and lets the next one start the log over: a short wait, bounded log.
+                _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.restart) }
+            }
         }
         state.withLock { $0.hasStopped = true }
         stopped.lock()

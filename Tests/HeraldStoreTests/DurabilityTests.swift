@@ -74,4 +74,33 @@ struct DurabilityTests {
         #expect(read?.receivedAt == Fixture.time())
         #expect(stored.first == read)
     }
+
+    @Test("the background checkpointer keeps the log bounded while a writer commits without pause")
+    func checkpointerBoundsTheLog() async throws {
+        try await withDatabasePath { path in
+            // Given a WAL database and a checkpointer that starts the log over past 64 pages
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try await pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (b BLOB)")
+            }
+            let checkpointer = try WALCheckpointer(path: path, configuration: configuration, interval: 0.005, restartFrames: 64)
+            checkpointer.start()
+            // When 2,000 commits of 16 KiB each (32 MiB) follow each other
+            let blob = Data(repeating: 7, count: 16 * 1024)
+            var largestLog = 0
+            for _ in 0..<2_000 {
+                try await pool.write { db in try db.execute(sql: "INSERT INTO t (b) VALUES (?)", arguments: [blob]) }
+                let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+                largestLog = max(largestLog, size)
+            }
+            checkpointer.stop()
+            // Then the log started over again and again: it never held more than a fraction of it
+            // (without the checkpointer, with automatic checkpoints off, it would hold all 32 MiB)
+            #expect(largestLog < 16 * 1024 * 1024, "largest log \(largestLog) bytes")
+            #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 2_000)
+            try pool.close()
+        }
+    }
 }
