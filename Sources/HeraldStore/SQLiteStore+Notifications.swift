@@ -56,12 +56,15 @@ extension SQLiteStore {
         for notification in notifications {
             if let disposition = notification.disposition { try Self.validate(disposition: disposition) }
         }
+        // Read here, not on the database's writer thread (see `Schema.applyInsertBadgesInStore`).
+        let badges = notifications.map(AppBadgeRule.appliedBadge)
         return try await write(Self.insertMessages) { db in
             var seq = try Self.latestSeq(db)
             var changes: [StoredNotification] = []
             changes.reserveCapacity(notifications.count)
             let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
-            for notification in notifications {
+            var latestBadges = AppBadgeRule.Latest()
+            for (notification, badge) in zip(notifications, badges) {
                 if let collapseID = notification.collapseID {
                     let tombstone = try NotificationRow.fetchOne(db, sql: Self.collapseSQL, arguments: [
                         notification.receivedAt.storedMilliseconds, seq + 1,
@@ -75,7 +78,9 @@ extension SQLiteStore {
                 seq += 1
                 try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq))
                 changes.append(NotificationRow.stored(notification, seq: seq))
+                if let badge { latestBadges.note(notification, badge: badge, seq: seq) }
             }
+            try latestBadges.store(db)
             return changes
         }
     }

@@ -16,6 +16,7 @@ enum Schema {
         migrator.registerMigration("v5-summary-releases", migrate: createSummaryReleases)
         migrator.registerMigration("v6-app-badge-prefilter", migrate: prefilterAppBadgeTriggers)
         migrator.registerMigration("v7-summary-candidates", migrate: createSummaryCandidatesIndex)
+        migrator.registerMigration("v8-insert-badges-in-store", migrate: applyInsertBadgesInStore)
         return migrator
     }
 

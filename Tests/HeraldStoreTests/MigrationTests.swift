@@ -8,7 +8,7 @@ import Testing
 @Suite("Schema migrations")
 struct MigrationTests {
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store"])
     }
 
     @Test func everyTableIsStrict() async throws {

@@ -1,0 +1,51 @@
+import GRDB
+import HeraldCore
+
+/// The app badge a new notification sets (what the `notifications_badge_on_decision` trigger
+/// applies for decision updates, in Swift for the group commit's inserts).
+enum AppBadgeRule {
+    /// The badge `notification` sets on its device: the payload's `aps.badge`, read as the payload
+    /// parser reads it (a number, a numeric string or a boolean, 0…Int32.max), when its decision
+    /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
+    static func appliedBadge(_ notification: StoredNotification) -> Int? {
+        guard !notification.isRemoved, let decision = notification.decision,
+              JSONWriter.contains(#""badge""#, in: notification.payload), JSONWriter.contains(#""badge""#, in: decision),
+              case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"]
+        else { return nil }
+        if let parsed = notification.parsedPayload.payload { return parsed.aps.badge }
+        let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
+        guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else {
+            return nil
+        }
+        return Int(number)
+    }
+
+    /// The latest badge per device and app in one batch: one upsert each instead of one per row.
+    struct Latest {
+        private struct Key: Hashable {
+            var deviceID: String
+            var bundleID: String
+        }
+
+        private var badges: [Key: (badge: Int, id: String, seq: Int64)] = [:]
+        private var order: [Key] = []
+
+        mutating func note(_ notification: StoredNotification, badge: Int, seq: Int64) {
+            let key = Key(deviceID: notification.deviceID, bundleID: notification.bundleID)
+            if badges.updateValue((badge, notification.id, seq), forKey: key) == nil { order.append(key) }
+        }
+
+        func store(_ db: Database) throws {
+            guard !order.isEmpty else { return }
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (device_id, bundle_id) DO UPDATE SET
+                    badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
+                """)
+            for key in order {
+                guard let latest = badges[key] else { continue }
+                try statement.execute(arguments: [key.deviceID, key.bundleID, latest.badge, latest.id, latest.seq])
+            }
+        }
+    }
+}
