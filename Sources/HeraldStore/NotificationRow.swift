@@ -18,9 +18,10 @@ enum NotificationRow {
     /// Inserts a new notification, or replaces the device's entry with the same id (even a
     /// tombstone): new content, new seq, new decision, read/dismissed/removed cleared.
     static let upsertSQL = """
-        INSERT INTO notifications (\(columns))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?)
+        INSERT INTO notifications (\(columns), thread_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)
         ON CONFLICT (device_id, id) DO UPDATE SET
+            thread_key = excluded.thread_key,
             seq = excluded.seq, bundle_id = excluded.bundle_id, topic = excluded.topic,
             push_type = excluded.push_type, priority = excluded.priority,
             collapse_id = excluded.collapse_id, expiration = excluded.expiration,
@@ -30,15 +31,28 @@ enum NotificationRow {
             disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at
         """
 
-    /// The arguments of `upsertSQL` for `notification` stored with `seq`.
-    static func upsertArguments(_ notification: StoredNotification, seq: Int64) -> StatementArguments {
+    /// The arguments of `upsertSQL` for `notification` stored with `seq` in `thread` (`threadKey`).
+    static func upsertArguments(_ notification: StoredNotification, seq: Int64, thread: String?) -> StatementArguments {
         [
             seq, notification.id, notification.deviceID, notification.bundleID, notification.topic,
             notification.pushType.rawValue, notification.priority, notification.collapseID,
             notification.expiration, notification.payload, notification.receivedAt.storedMilliseconds,
             notification.deliveredAt?.storedMilliseconds,
-            notification.disposition, notification.decision, notification.releasedAt?.storedMilliseconds,
+            notification.disposition, notification.decision, notification.releasedAt?.storedMilliseconds, thread,
         ]
+    }
+
+    /// The `thread_key` column: the payload's `aps.thread-id` when it is a non-empty string, else
+    /// nil (the app's notifications without a thread) — what the generated `thread_id` column
+    /// computes, read in Swift before the transaction (see `Schema.storeThreadKey`).
+    static func threadKey(_ notification: StoredNotification) -> String? {
+        let thread: String?
+        if let parsed = notification.parsedPayload.payload {
+            thread = parsed.aps.threadID
+        } else {
+            thread = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["thread-id"]?.stringValue
+        }
+        return thread.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// `notification` as `upsertSQL` stored it with `seq`: what reading the row back returns.

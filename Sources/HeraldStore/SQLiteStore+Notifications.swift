@@ -56,15 +56,18 @@ extension SQLiteStore {
         for notification in notifications {
             if let disposition = notification.disposition { try Self.validate(disposition: disposition) }
         }
-        // Read here, not on the database's writer thread (see `Schema.applyInsertBadgesInStore`).
+        // Read here, not on the database's writer thread (see `Schema.applyInsertBadgesInStore` and
+        // `Schema.storeThreadKey`).
         let badges = notifications.map(AppBadgeRule.appliedBadge)
+        let threads = notifications.map(NotificationRow.threadKey)
         return try await write(Self.insertMessages) { db in
             var seq = try Self.latestSeq(db)
             var changes: [StoredNotification] = []
             changes.reserveCapacity(notifications.count)
             let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
             var latestBadges = AppBadgeRule.Latest()
-            for (notification, badge) in zip(notifications, badges) {
+            for (index, notification) in notifications.enumerated() {
+                let badge = badges[index]
                 if let collapseID = notification.collapseID {
                     let tombstone = try NotificationRow.fetchOne(db, sql: Self.collapseSQL, arguments: [
                         notification.receivedAt.storedMilliseconds, seq + 1,
@@ -76,7 +79,7 @@ extension SQLiteStore {
                     }
                 }
                 seq += 1
-                try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq))
+                try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq, thread: threads[index]))
                 changes.append(NotificationRow.stored(notification, seq: seq))
                 if let badge { latestBadges.note(notification, badge: badge, seq: seq) }
             }

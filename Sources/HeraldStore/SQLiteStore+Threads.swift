@@ -4,14 +4,15 @@ import HeraldCore
 import HeraldPolicy
 
 // Threads of a device's list: the notifications of one app with one `thread-id` (or the app's
-// notifications without one). The `thread_id` column is generated from the payload (Schema v3).
+// notifications without one). The `thread_key` column holds the payload's thread (Schema v9; the
+// generated `thread_id` column of v3 computes the same, on read).
 
 extension SQLiteStore {
     /// Repeats the `notifications_thread` index's condition (a partial index is used only by a query
     /// that does).
     static let threadCountSQL = """
         SELECT count(*) FROM notifications
-        WHERE device_id = ? AND bundle_id = ? AND thread_id IS ? AND removed_at IS NULL
+        WHERE device_id = ? AND bundle_id = ? AND thread_key IS ? AND removed_at IS NULL
             AND (disposition IS NULL OR disposition <> 'notDelivered')
         """
 

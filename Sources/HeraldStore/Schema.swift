@@ -17,6 +17,7 @@ enum Schema {
         migrator.registerMigration("v6-app-badge-prefilter", migrate: prefilterAppBadgeTriggers)
         migrator.registerMigration("v7-summary-candidates", migrate: createSummaryCandidatesIndex)
         migrator.registerMigration("v8-insert-badges-in-store", migrate: applyInsertBadgesInStore)
+        migrator.registerMigration("v9-thread-key", migrate: storeThreadKey)
         return migrator
     }
 
@@ -187,6 +188,19 @@ enum Schema {
     /// The thread of a notification (`aps.thread-id`; NULL without one, or for an empty one) as a
     /// virtual column of the payload, and an index of the live ones per device, app and thread: the
     /// `%u` of a hidden preview and the threads view count them.
+    /// The thread of a notification as a stored column, written by the insert, indexed instead of
+    /// the generated `thread_id`: indexing the generated column made SQLite parse every payload
+    /// twice on the writer's thread (measured: ~16 µs of ~60 µs per inserted row).
+    private static func storeThreadKey(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE notifications ADD COLUMN thread_key TEXT;
+            UPDATE notifications SET thread_key = thread_id WHERE thread_id IS NOT NULL;
+            DROP INDEX notifications_thread;
+            CREATE INDEX notifications_thread ON notifications (device_id, bundle_id, thread_key)
+                WHERE removed_at IS NULL;
+            """)
+    }
+
     private static func addThreadID(_ db: Database) throws {
         try db.execute(sql: """
             ALTER TABLE notifications ADD COLUMN thread_id TEXT GENERATED ALWAYS AS (

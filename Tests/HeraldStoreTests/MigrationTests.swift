@@ -8,7 +8,7 @@ import Testing
 @Suite("Schema migrations")
 struct MigrationTests {
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key"])
     }
 
     @Test func everyTableIsStrict() async throws {
@@ -24,6 +24,45 @@ struct MigrationTests {
         for table in tables {
             #expect(table["strict"] as Int == 1, "\(table["name"] as String) is not STRICT")
         }
+    }
+
+    @Test("v9 copies every row's thread into the stored thread key, which thread counts then use")
+    func theThreadKeyIsFilledFromThePayload() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("herald.sqlite").path
+
+        // Given a version-8 database with notifications in two threads, without one, and an empty one
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v8-insert-badges-in-store")
+        try await old.write { db in
+            try db.execute(sql: """
+                INSERT INTO teams VALUES ('TEAM000001', 'Example', 1750000000123);
+                INSERT INTO apps VALUES ('com.example.app', 'TEAM000001', 'App', 0, 0, 0, 1750000000123);
+                INSERT INTO users VALUES ('user-1', 'Ada', 'abab', 1750000000123);
+                INSERT INTO devices VALUES ('device-1', 'user-1', 'Phone', 1750000000123);
+                INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, payload, received_at)
+                VALUES
+                    (1, 'n1', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"thread-id":"a"}}', 1750000000123),
+                    (2, 'n2', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"thread-id":"a"}}', 1750000000123),
+                    (3, 'n3', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"thread-id":"b"}}', 1750000000123),
+                    (4, 'n4', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{}}', 1750000000123),
+                    (5, 'n5', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"thread-id":""}}', 1750000000123);
+                """)
+        }
+        try old.close()
+
+        // When this version opens it, the counts are those of the payloads' threads
+        let store = try SQLiteStore(path: path)
+        #expect(try await store.threadCount(deviceID: "device-1", bundleID: "com.example.app", threadID: "a") == 2)
+        #expect(try await store.threadCount(deviceID: "device-1", bundleID: "com.example.app", threadID: "b") == 1)
+        #expect(try await store.threadCount(deviceID: "device-1", bundleID: "com.example.app", threadID: nil) == 2)
+        let keys = try await store.writer.read { db in
+            try String?.fetchAll(db, sql: "SELECT thread_key FROM notifications ORDER BY seq")
+        }
+        #expect(keys == ["a", "a", "b", nil, nil])
+        try await store.close()
     }
 
     @Test func aVersion1DatabaseKeepsItsDataAndGainsThePolicy() async throws {
