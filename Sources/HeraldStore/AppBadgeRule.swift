@@ -9,10 +9,15 @@ enum AppBadgeRule {
     /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
     static func appliedBadge(_ notification: StoredNotification) -> Int? {
         guard !notification.isRemoved, let decision = notification.decision,
-              JSONWriter.contains(#""badge""#, in: notification.payload), JSONWriter.contains(#""badge""#, in: decision),
-              case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"]
-        else { return nil }
-        if let parsed = notification.parsedPayload.payload { return parsed.aps.badge }
+              JSONWriter.contains(#""badge""#, in: notification.payload) else { return nil }
+        if let applies = notification.arrival.appliesBadge {
+            guard applies else { return nil }
+        } else {
+            guard JSONWriter.contains(#""badge""#, in: decision),
+                  case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"]
+            else { return nil }
+        }
+        if let parsed = notification.arrival.payload { return parsed.aps.badge }
         let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
         guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else {
             return nil

@@ -47,7 +47,7 @@ enum NotificationRow {
     /// computes, read in Swift before the transaction (see `Schema.storeThreadKey`).
     static func threadKey(_ notification: StoredNotification) -> String? {
         let thread: String?
-        if let parsed = notification.parsedPayload.payload {
+        if let parsed = notification.arrival.payload {
             thread = parsed.aps.threadID
         } else {
             thread = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["thread-id"]?.stringValue

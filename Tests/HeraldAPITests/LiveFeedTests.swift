@@ -160,7 +160,7 @@ struct NotificationJSONTests {
             #expect(!json.jsonBytes.contains(0x0A))
             // A row on its way from a push carries its payload parsed: same JSON, same row.
             var carrying = sample
-            carrying.parsedPayload = ParsedPayload(try NotificationPayload(json: Array(sample.payload.utf8)))
+            carrying.arrival = ArrivalFacts(try NotificationPayload(json: Array(sample.payload.utf8)))
             #expect(carrying == sample)
             #expect(try JSONParser.parse(NotificationJSON(carrying).jsonBytes) == fast)
             #expect(NotificationJSON(carrying) == json)

@@ -30,6 +30,22 @@ struct AppBadgeTests {
         Dictionary(uniqueKeysWithValues: try await store.appBadges(deviceID: device).map { ($0.bundleID, $0.badge) })
     }
 
+    @Test("a row that carries what the push path knew gets the badge the JSON rule gives")
+    func carriedFactsAgreeWithTheJSON() throws {
+        let samples: [StoredNotification] = [
+            Self.push("a", badge: "3"), Self.push("b", badge: "0"), Self.push("c", badge: nil),
+            Self.push("d", badge: "4", applies: false), Self.push("e", badge: "\"7\""), Self.push("f", badge: "true"),
+            Self.push("g", badge: "5", .notDelivered, applies: false), Self.push("h", badge: "6", .heldForFocus, applies: false),
+        ]
+        for sample in samples {
+            var carrying = sample
+            let applies = try JSONParser.parse(Array(try #require(sample.decision).utf8)).objectValue?["badge"] == .bool(true)
+            carrying.arrival = ArrivalFacts(try NotificationPayload(json: Array(sample.payload.utf8)), appliesBadge: applies)
+            #expect(AppBadgeRule.appliedBadge(carrying) == AppBadgeRule.appliedBadge(sample), "\(sample.id)")
+        }
+        #expect(samples.map(AppBadgeRule.appliedBadge) == [3, 0, nil, nil, 7, 1, nil, nil])
+    }
+
     @Test func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt() async throws {
         let store = try await Fixture.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3"), Self.push("b", badge: "5", app: Fixture.otherAppID)])

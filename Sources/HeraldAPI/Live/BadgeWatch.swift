@@ -60,7 +60,7 @@ struct BadgeWatch: Sendable {
         guard !row.isRemoved, let decision = row.decision, JSONWriter.contains(#""badge""#, in: row.payload),
               JSONWriter.contains(#""badge":true"#, in: decision) else { return nil }
         // A row on its way from a push carries its payload parsed, by the same rule as below.
-        if let payload = row.parsedPayload.payload { return payload.aps.badge }
+        if let payload = row.arrival.payload { return payload.aps.badge }
         let value = (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
         guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else { return nil }
         return Int(number)

@@ -71,7 +71,7 @@ struct NotificationJSON: Encodable, Hashable {
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
         // A row on its way from a push carries it parsed (no second parse on the stream).
         let parsed: NotificationPayload?
-        if let carried = row.parsedPayload.payload {
+        if let carried = row.arrival.payload {
             parsed = carried
             payloadText = row.payload
         } else {

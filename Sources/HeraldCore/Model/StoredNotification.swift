@@ -33,9 +33,9 @@ public struct StoredNotification: Hashable, Sendable, Codable {
     public var decision: String?
     /// When a held notification was released (by its Focus ending or by a Scheduled Summary).
     public var releasedAt: Date?
-    /// The payload as parsed when it was pushed, carried along (neither stored nor compared) so the
-    /// live streams need not parse `payload` again; nil on rows read from the store.
-    public var parsedPayload = ParsedPayload()
+    /// What the push path knew of it (the parsed payload, whether the decision applies the badge),
+    /// carried along (neither stored nor compared); empty on rows read from the store.
+    public var arrival = ArrivalFacts()
 
     private enum CodingKeys: String, CodingKey {
         case seq, id, deviceID, bundleID, topic, pushType, priority, collapseID, expiration, payload, receivedAt
@@ -95,20 +95,24 @@ extension StoredNotification {
             payload: String(decoding: push.rawPayload, as: UTF8.self),
             receivedAt: receivedAt, deliveredAt: deliveredAt
         )
-        parsedPayload = ParsedPayload(push.payload)
+        arrival = ArrivalFacts(push.payload)
     }
 }
 
-/// A notification's payload as parsed on arrival: travels with a `StoredNotification` without
-/// taking part in its equality (two rows are equal whether or not one still carries it).
-public struct ParsedPayload: Hashable, Sendable {
-    /// The parsed payload; nil when not carried.
+/// What the push path knew of a notification when it handed it to the store: travels with a
+/// `StoredNotification` (neither stored nor compared: two rows are equal whether or not one still
+/// carries it), so the store and the live streams need not parse its JSON again.
+public struct ArrivalFacts: Hashable, Sendable {
+    /// The payload as parsed on arrival; nil when not carried.
     public let payload: NotificationPayload?
+    /// Whether the stored decision applies the badge (`Decision.badge`); nil when not carried.
+    public var appliesBadge: Bool?
 
-    public init(_ payload: NotificationPayload? = nil) {
+    public init(_ payload: NotificationPayload? = nil, appliesBadge: Bool? = nil) {
         self.payload = payload
+        self.appliesBadge = appliesBadge
     }
 
-    public static func == (lhs: ParsedPayload, rhs: ParsedPayload) -> Bool { true }
+    public static func == (lhs: ArrivalFacts, rhs: ArrivalFacts) -> Bool { true }
     public func hash(into hasher: inout Hasher) {}
 }

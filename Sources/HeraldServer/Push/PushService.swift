@@ -106,6 +106,7 @@ public final class PushService: PushHandler {
         var row = row
         row.disposition = decided.disposition.rawValue
         row.decision = decided.json
+        row.arrival.appliesBadge = decided.stored.decision.badge
         writer.enqueue(row) { [self, row] result in
             switch result {
             case .success: respond(accepted)
