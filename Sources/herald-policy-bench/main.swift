@@ -212,7 +212,8 @@ if markdown {
 
     The durable release runs the server's `SummaryService` (`PolicyCoordinator.deliverSummaries`) on a
     temporary `SQLiteStore` seeded with \(durable.released.formatted()) held notifications (\(String(format: "%.0f", durable.databaseMegabytes)) MB,
-    seeded in \(String(format: "%.0f", durable.seedSeconds)) s, not counted), one device and one live session per user. A release writes
+    seeded and its log written back to the database file in \(String(format: "%.0f", durable.seedSeconds)) s, not counted), one device and one
+    live session per user. A release writes
     one `summary_releases` row per device in the transaction that records the user's slot; the
     notifications are not rewritten (reads derive their released state), so its cost follows users
     and devices, not notifications. The bench checks that the list shows every notification released.

@@ -103,4 +103,18 @@ struct DurabilityTests {
             try pool.close()
         }
     }
+
+    @Test("checkpointLog writes the whole log back and empties it; the data stays")
+    func checkpointLogEmptiesTheLog() async throws {
+        try await withDatabasePath { path in
+            let store = try SQLiteStore(path: path)
+            try await store.createTeam(Team(teamID: "TEAM000001", name: "Example", createdAt: Fixture.time()))
+            let logSize = { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 }
+            #expect(logSize() > 0)
+            try await store.checkpointLog()
+            #expect(logSize() == 0)
+            #expect(try await store.teams().map(\.teamID) == ["TEAM000001"])
+            try await store.close()
+        }
+    }
 }
