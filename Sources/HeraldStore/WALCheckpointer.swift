@@ -27,9 +27,29 @@ final class WALCheckpointer: Sendable {
     init(path: String, configuration: Configuration, interval: TimeInterval = 0.25, restartFrames: Int = 8192) throws {
         var configuration = configuration
         configuration.label = (configuration.label ?? "herald") + ".checkpoint"
+        // Never wait for a lock: a RESTART that waited for readers would hold the writer back all
+        // that time (a long catch-up read of a live session stalled commits for 400 ms). Busy means
+        // "try again next round".
+        configuration.busyMode = .immediateError
         connection = try DatabaseQueue(path: path, configuration: configuration)
         self.interval = interval
         self.restartFrames = restartFrames
+    }
+
+    /// Copies the whole log back and empties it (TRUNCATE), on this connection (so not at the same
+    /// time as a round of the thread), retrying while the writer, a reader or a round is busy, for
+    /// at most `timeout` seconds.
+    func truncateLog(timeout: TimeInterval = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+                return
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                guard Date() < deadline else { throw error }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
     }
 
     /// Starts the checkpoint thread (once).
