@@ -91,12 +91,13 @@ final class WALCheckpointer: Sendable {
             if state.withLock({ $0.isStopping }) { break }
             // Busy or locked: the next round tries again.
             let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-            if let frames, frames.walFrameCount >= restartFrames {
+            if let frames, frames.walFrameCount >= restartFrames, frames.checkpointedFrameCount == frames.walFrameCount {
                 // The log starts over from its beginning only when a writer finds every frame copied,
                 // which a writer that commits all the time never does: the log would grow until the
-                // writer's own safety-net checkpoint stalled a commit for a second (measured). A
-                // RESTART copies the few frames since the passive one, waits for the commit in
-                // progress and lets the next one start the log over: a short wait, bounded log.
+                // writer's own safety-net checkpoint stalled a commit for a second (measured). Right
+                // after a passive round that copied everything, a RESTART has only the frames of the
+                // last few milliseconds to copy while it holds the writer back, and lets the next
+                // commit start the log over: a short wait, a bounded log.
                 _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.restart) }
             }
         }
