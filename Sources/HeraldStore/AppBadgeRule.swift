@@ -1,13 +1,13 @@
 import GRDB
 import HeraldCore
 
-/// The app badge a new notification sets (what the `notifications_badge_on_decision` trigger
-/// applies for decision updates, in Swift for the group commit's inserts).
-enum AppBadgeRule {
+/// The app badge a notification sets (what the `notifications_badge_on_decision` trigger applies
+/// for decision updates, in Swift for the group commit's inserts and the live streams' badge events).
+public enum AppBadgeRule {
     /// The badge `notification` sets on its device: the payload's `aps.badge`, read as the payload
     /// parser reads it (a number, a numeric string or a boolean, 0…Int32.max), when its decision
     /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
-    static func appliedBadge(_ notification: StoredNotification) -> Int? {
+    public static func appliedBadge(_ notification: StoredNotification) -> Int? {
         guard !notification.isRemoved, let decision = notification.decision,
               JSONWriter.contains(#""badge""#, in: notification.payload) else { return nil }
         if let applies = notification.arrival.appliesBadge {

@@ -8,8 +8,8 @@ import HeraldStore
 ///
 /// The event is not part of the change feed (no cursor, not resumable): a client that reconnects
 /// reads `GET /v1/devices/{id}/badges` for the current value. A push without `aps.badge` costs one
-/// substring search of the payload; one that sets the badge the session sent last costs two small
-/// JSON parses and no store read.
+/// substring search of the payload; one that sets the badge the session sent last costs no parse
+/// (a pushed row carries its facts, `ArrivalFacts`) and no store read.
 struct BadgeWatch: Sendable {
     /// The badges last sent (bundle id → badge, cleared ones included); nil before the first event.
     private var sent: [String: Int]?
@@ -50,19 +50,9 @@ struct BadgeWatch: Sendable {
         .object(["bundle_id": .string(app.bundleID), "badge": .number(Double(app.badge))])
     }
 
-    /// The badge a row's decision applies from its payload (what the store's triggers record); nil
-    /// when it applies none. The payload is searched first: most pushes carry no badge.
+    /// The badge a row's decision applies from its payload (the rule the store applies when it
+    /// writes the row, `AppBadgeRule`); nil when it applies none.
     static func appliedBadge(_ row: StoredNotification) -> Int? {
-        // Byte searches instead of parses where they are exact (`firstRange(of:)` on the UTF-8 view
-        // and parsing the decision showed in profiles of the push path). The decision JSON is the
-        // server's own compact encoding, whose only `badge` key is the decision's (a `"` inside a
-        // string is escaped, so the bytes `"badge":true` cannot come from a string value).
-        guard !row.isRemoved, let decision = row.decision, JSONWriter.contains(#""badge""#, in: row.payload),
-              JSONWriter.contains(#""badge":true"#, in: decision) else { return nil }
-        // A row on its way from a push carries its payload parsed, by the same rule as below.
-        if let payload = row.arrival.payload { return payload.aps.badge }
-        let value = (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
-        guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else { return nil }
-        return Int(number)
+        AppBadgeRule.appliedBadge(row)
     }
 }
