@@ -7,6 +7,22 @@ import Testing
 
 @Suite("Schema migrations")
 struct MigrationTests {
+    /// A fresh directory for one test's database (the caller removes it).
+    private static func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The registry rows an old database needs before its notifications: a team, an app, a user
+    /// and a device (`Fixture`'s ids), as SQL of the version-1 schema.
+    private static let registryRows = """
+        INSERT INTO teams VALUES ('TEAM000001', 'Example', 1750000000123);
+        INSERT INTO apps VALUES ('com.example.app', 'TEAM000001', 'App', 0, 0, 0, 1750000000123);
+        INSERT INTO users VALUES ('user-1', 'Ada', 'abab', 1750000000123);
+        INSERT INTO devices VALUES ('device-1', 'user-1', 'Phone', 1750000000123);
+        """
+
     @Test func theMigrationsAreAppendedInOrder() {
         #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key"])
     }
@@ -28,8 +44,7 @@ struct MigrationTests {
 
     @Test("v9 copies every row's thread into the stored thread key, which thread counts then use")
     func theThreadKeyIsFilledFromThePayload() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("herald.sqlite").path
 
@@ -38,10 +53,7 @@ struct MigrationTests {
         try Schema.migrator.migrate(old, upTo: "v8-insert-badges-in-store")
         try await old.write { db in
             try db.execute(sql: """
-                INSERT INTO teams VALUES ('TEAM000001', 'Example', 1750000000123);
-                INSERT INTO apps VALUES ('com.example.app', 'TEAM000001', 'App', 0, 0, 0, 1750000000123);
-                INSERT INTO users VALUES ('user-1', 'Ada', 'abab', 1750000000123);
-                INSERT INTO devices VALUES ('device-1', 'user-1', 'Phone', 1750000000123);
+                \(Self.registryRows)
                 INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, payload, received_at)
                 VALUES
                     (1, 'n1', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"thread-id":"a"}}', 1750000000123),
@@ -66,8 +78,7 @@ struct MigrationTests {
     }
 
     @Test func aVersion1DatabaseKeepsItsDataAndGainsThePolicy() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("herald.sqlite").path
 
@@ -76,10 +87,7 @@ struct MigrationTests {
         try Schema.migrator.migrate(old, upTo: "v1-notifications")
         try await old.write { db in
             try db.execute(sql: """
-                INSERT INTO teams VALUES ('TEAM000001', 'Example', 1750000000123);
-                INSERT INTO apps VALUES ('com.example.app', 'TEAM000001', 'App', 0, 0, 0, 1750000000123);
-                INSERT INTO users VALUES ('user-1', 'Ada', 'abab', 1750000000123);
-                INSERT INTO devices VALUES ('device-1', 'user-1', 'Phone', 1750000000123);
+                \(Self.registryRows)
                 INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, collapse_id,
                     expiration, payload, received_at, delivered_at, read_at, dismissed_at, removed_at)
                 VALUES
