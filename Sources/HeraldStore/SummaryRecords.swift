@@ -44,12 +44,17 @@ public struct SummaryCandidate: Sendable, Hashable {
 
 /// What the summaries of some users would release, read in one transaction, with its horizon.
 public struct SummaryCandidates: Sendable, Hashable {
-    /// Per user, oldest (by arrival) first.
+    /// Grouped per user in the order of the summaries read; a user's in no particular order (the
+    /// digest's ranking is a total order, so it needs none, and a sort of every candidate of the
+    /// read cost more than the rest of the read).
     public var held: [SummaryCandidate]
+    /// `held[users[i]]` are the candidates of the i-th summary read.
+    public var users: [Range<Int>]
     public var horizon: SummaryHorizon
 
-    public init(held: [SummaryCandidate], horizon: SummaryHorizon) {
+    public init(held: [SummaryCandidate], users: [Range<Int>], horizon: SummaryHorizon) {
         self.held = held
+        self.users = users
         self.horizon = horizon
     }
 }

@@ -67,12 +67,19 @@ struct SummaryDeliveryTests {
         let store = try await Fixture.makePolicyStore()
         try await seedHeld(store)
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
-        #expect(candidates.held.map(\.id) == ["a", "b"])
-        #expect(candidates.held.map(\.deviceID) == [Fixture.deviceID, Fixture.otherDeviceID])
+        #expect(Set(candidates.held.map(\.id)) == ["a", "b"] && candidates.held.count == 2)
+        #expect(candidates.users == [0..<2])
+        #expect(candidates.held.first { $0.id == "a" }?.deviceID == Fixture.deviceID)
+        #expect(candidates.held.first { $0.id == "b" }?.deviceID == Fixture.otherDeviceID)
         #expect(candidates.held.allSatisfy { $0.userID == Fixture.userID && $0.relevanceScore == 0 })
         // Several users in one read, each by its own slot
         let both = try await store.summaryCandidates([(Fixture.otherUserID, slot), (Fixture.userID, Fixture.time(1))])
         #expect(both.held.map(\.id) == ["a"])
+        // Each summary's candidates are its range, in the order of the summaries
+        #expect(both.users.map { both.held[$0].map(\.id) } == [[], ["a"]])
+        let twice = try await store.summaryCandidates([(Fixture.userID, Fixture.time(1)), (Fixture.otherUserID, slot), (Fixture.userID, slot)])
+        #expect(twice.users.map { Set(twice.held[$0].map(\.id)) } == [["a"], [], ["a", "b"]])
+        #expect(twice.held[twice.users[2]].allSatisfy { $0.userID == Fixture.userID })
         #expect(candidates.horizon.seq == (try await store.latestCursor()))
         #expect(try await store.summaryCandidates([(Fixture.otherUserID, slot)]).held.isEmpty)
     }

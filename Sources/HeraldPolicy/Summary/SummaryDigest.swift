@@ -36,23 +36,25 @@ public struct SummaryDigest: Sendable, Codable, Hashable {
 
     /// Ranks `held` into a digest delivered at `now`.
     public static func make(from held: [NotificationFacts], now: Date) -> SummaryDigest {
+        // Sections and their ranking hold indices into `held`: a sort moves integers, not facts
+        // (a `NotificationFacts` is a few hundred bytes).
         var sectionOfApp: [String: Int] = [:]
         sectionOfApp.reserveCapacity(16)
-        var sections: [[NotificationFacts]] = []
-        for notification in held {
-            if let index = sectionOfApp[notification.bundleID] {
-                sections[index].append(notification)
+        var sections: [[Int]] = []
+        for (index, notification) in held.enumerated() {
+            if let section = sectionOfApp[notification.bundleID] {
+                sections[section].append(index)
             } else {
                 sectionOfApp[notification.bundleID] = sections.count
-                sections.append([notification])
+                sections.append([index])
             }
         }
         for index in sections.indices {
-            sections[index].sort(by: ranksBefore)
+            sections[index].sort { ranksBefore(held[$0], held[$1]) }
         }
-        sections.sort { ranksBefore($0[0], $1[0]) }
-        let apps = sections.enumerated().map { offset, notifications in
-            AppSection(bundleID: notifications[0].bundleID, notifications: notifications, isFeatured: offset < featuredLimit)
+        sections.sort { ranksBefore(held[$0[0]], held[$1[0]]) }
+        let apps = sections.enumerated().map { offset, indices in
+            AppSection(bundleID: held[indices[0]].bundleID, notifications: indices.map { held[$0] }, isFeatured: offset < featuredLimit)
         }
         return SummaryDigest(deliveredAt: now, apps: apps)
     }

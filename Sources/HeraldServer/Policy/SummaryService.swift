@@ -176,11 +176,8 @@ final class SummaryService: Service {
     /// The summaries of some users from one store read: each user's digest and each device's part.
     private func prepare(_ summaries: [(userID: String, slot: Date)]) async throws -> [Prepared] {
         let candidates = try await engine.store.summaryCandidates(summaries)
-        var byUser: [String: [SummaryCandidate]] = [:]
-        byUser.reserveCapacity(summaries.count)
-        for candidate in candidates.held { byUser[candidate.userID, default: []].append(candidate) }
-        return try summaries.map { summary in
-            try prepare(userID: summary.userID, slot: summary.slot, held: byUser[summary.userID] ?? [], horizon: candidates.horizon)
+        return zip(summaries, candidates.users).map { summary, range in
+            prepare(userID: summary.userID, slot: summary.slot, held: candidates.held[range], horizon: candidates.horizon)
         }
     }
 
@@ -194,39 +191,56 @@ final class SummaryService: Service {
 
     /// The user's summary for `slot`: the digest of what was held for it, and each device's part.
     /// The digest ranks by what a summary needs (relevance, media, recency), read by the store.
-    private func prepare(userID: String, slot: Date, held: [SummaryCandidate], horizon: SummaryHorizon) throws -> Prepared {
+    private func prepare(userID: String, slot: Date, held: ArraySlice<SummaryCandidate>, horizon: SummaryHorizon) -> Prepared {
         var facts: [NotificationFacts] = []
         facts.reserveCapacity(held.count)
-        var devicesOf: [String: [String]] = [:]
-        devicesOf.reserveCapacity(held.count)
         for row in held {
             facts.append(NotificationFacts(id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore, receivedAt: row.receivedAt))
-            devicesOf[row.id, default: []].append(row.deviceID)
         }
         let digest = SummaryDigest.make(from: facts, now: slot)
         // Each device's part, in digest order: a notification id on two devices is two entries.
+        // Most users have one device: then every entry is its, with no lookup.
         var parts: [String: DeviceSummary] = [:]
         var order: [String] = []
-        for app in digest.apps {
-            for (offset, notification) in app.notifications.enumerated() {
-                guard let deviceID = devicesOf[notification.id]?.popLast() else { continue }
-                if parts[deviceID] == nil { order.append(deviceID) }
-                parts[deviceID, default: DeviceSummary(deviceID: deviceID, apps: [], featured: [])]
-                    .append(notification.id, bundleID: app.bundleID, isFeatured: offset == 0 && app.isFeatured)
+        if let only = held.first?.deviceID, held.allSatisfy({ $0.deviceID == only }) {
+            var part = DeviceSummary(deviceID: only, apps: [], featured: [])
+            for app in digest.apps {
+                part.apps.append(SummaryAppGroup(bundleID: app.bundleID, ids: app.notifications.map(\.id)))
+                if app.isFeatured, let first = app.notifications.first { part.featured.append(first.id) }
+            }
+            parts[only] = part
+            order = [only]
+        } else {
+            var devicesOf: [String: [String]] = [:]
+            devicesOf.reserveCapacity(held.count)
+            for row in held { devicesOf[row.id, default: []].append(row.deviceID) }
+            for app in digest.apps {
+                for (offset, notification) in app.notifications.enumerated() {
+                    guard let deviceID = devicesOf[notification.id]?.popLast() else { continue }
+                    if parts[deviceID] == nil { order.append(deviceID) }
+                    parts[deviceID, default: DeviceSummary(deviceID: deviceID, apps: [], featured: [])]
+                        .append(notification.id, bundleID: app.bundleID, isFeatured: offset == 0 && app.isFeatured)
+                }
             }
         }
-        let summary = UserDigestJSON(count: digest.count, apps: digest.apps.count, featured: digest.featured.map(\.id))
-        let digestJSON = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
         return (SummaryRelease(
-            userID: userID, slot: slot, digest: digestJSON, devices: order.compactMap { parts[$0] }, horizon: horizon
+            userID: userID, slot: slot, digest: Self.digestJSON(digest), devices: order.compactMap { parts[$0] }, horizon: horizon
         ), digest)
     }
 
-    /// What `summary_deliveries` keeps of a user's digest (each device's part is in its release).
-    private struct UserDigestJSON: Encodable {
-        var count: Int
-        var apps: Int
-        var featured: [String]
+    /// What `summary_deliveries` keeps of a user's digest (each device's part is in its release):
+    /// `{"count": …, "apps": …, "featured": [ids]}`.
+    private static func digestJSON(_ digest: SummaryDigest) -> String {
+        var writer = JSONWriter(capacity: 48 + SummaryDigest.featuredLimit * 40)
+        writer.beginObject()
+        writer.key("count"); writer.integer(digest.count)
+        writer.key("apps"); writer.integer(digest.apps.count)
+        writer.key("featured")
+        writer.beginArray()
+        for notification in digest.featured { writer.string(notification.id) }
+        writer.endArray()
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// What the user's next summary would hold, and when it comes.

@@ -110,4 +110,42 @@ struct ScheduledSummaryTests {
         #expect(try await third.store.lastSummaryDelivery(userID: userID) == slot.date)
         try await third.stop()
     }
+
+    @Test("a user with two devices gets one digest; each device's event holds its own notifications, in digest order")
+    func summaryAcrossTwoDevices() async throws {
+        let herald = try await PolicyHerald.start()
+        let userID = try await herald.userID()
+        let slot = Self.slot(after: herald.clock.now)
+        try await herald.store.setSummarySchedule(try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
+        try await herald.userStateChanged(userID)
+        // Given a second device of the user, with a token for the demo app
+        let tablet = try await herald.application.registry.createDevice(userID: userID, name: "Tablet")
+        let tabletToken = try await herald.application.registry.createDeviceToken(deviceID: tablet.deviceID, bundleID: herald.demo.topic)
+
+        // When pushes to both devices are held for the summary
+        let client = try herald.apnsClient()
+        var ids: [String: String] = [:]
+        for (body, relevance, token) in [("low", 0.1, herald.demo.deviceToken), ("high", 0.9, tabletToken.token), ("mid", 0.5, tabletToken.token)] {
+            let result = try await client.send(APNsPush(deviceToken: token, topic: herald.demo.topic, payload: Data(#"{"aps":\#(Self.push(body, relevance: relevance))}"#.utf8)))
+            ids[body] = try #require(result.apnsID?.lowercased(), "push answered \(result.status)")
+        }
+        try await client.shutdown()
+
+        // And the summary time comes
+        herald.clock.advance(to: slot.date.addingTimeInterval(1))
+        let event = try await herald.nextEvent { if case .summaryDelivered = $0 { true } else { false } }
+        guard case .summaryDelivered(let delivery) = event else { return }
+
+        // Then the user's digest ranks all three, and each device has one summary event with its part
+        #expect(delivery.digest.apps.first?.notifications.map(\.id) == [ids["high"]!, ids["mid"]!, ids["low"]!])
+        #expect(delivery.events.map(\.deviceID) == [tablet.deviceID, herald.demo.deviceID])
+        let tabletEvent = try #require(try await herald.store.summaryEvents(deviceID: tablet.deviceID, after: 0, through: nil, limit: 10).first)
+        #expect(tabletEvent.apps == [SummaryAppGroup(bundleID: herald.demo.topic, ids: [ids["high"]!, ids["mid"]!])])
+        #expect(tabletEvent.featured == [ids["high"]!])
+        let phoneEvent = try #require(try await herald.store.summaryEvents(deviceID: herald.demo.deviceID, after: 0, through: nil, limit: 10).first)
+        #expect(phoneEvent.apps == [SummaryAppGroup(bundleID: herald.demo.topic, ids: [ids["low"]!])])
+        #expect(phoneEvent.featured.isEmpty)
+        #expect(Set(phoneEvent.notifications.keys) == [ids["low"]!] && phoneEvent.notifications.values.allSatisfy { $0.disposition == "listedSilently" })
+        try await herald.stop()
+    }
 }
