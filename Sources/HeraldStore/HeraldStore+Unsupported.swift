@@ -139,3 +139,35 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("deleteLocalizationFile")
     }
 }
+
+extension HeraldStore {
+    /// Waits on the calling thread for `insert` (a store without a blocking write). Call it from a
+    /// thread of its own (`NotificationWriter`'s), never from a task: it blocks the thread.
+    public func insertBlocking(_ notifications: [StoredNotification]) throws -> [StoredNotification] {
+        let result = BlockingResult<[StoredNotification]>()
+        Task {
+            do {
+                await result.set(.success(try await self.insert(notifications)))
+            } catch {
+                await result.set(.failure(error))
+            }
+        }
+        return try result.wait()
+    }
+}
+
+/// A value produced by a task, waited for on a thread.
+private final class BlockingResult<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    func set(_ result: Result<Value, any Error>) async {
+        self.result = result
+        done.signal()
+    }
+
+    func wait() throws -> Value {
+        done.wait()
+        return try result!.get()
+    }
+}

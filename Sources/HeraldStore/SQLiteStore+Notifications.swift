@@ -53,39 +53,61 @@ extension SQLiteStore {
 
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
-        for notification in notifications {
-            if let disposition = notification.disposition { try Self.validate(disposition: disposition) }
+        let rows = try InsertedRows(notifications)
+        return try await write(Self.insertMessages) { db in try Self.insert(rows, db) }
+    }
+
+    public func insertBlocking(_ notifications: [StoredNotification]) throws -> [StoredNotification] {
+        guard !notifications.isEmpty else { return [] }
+        let rows = try InsertedRows(notifications)
+        do {
+            return try writer.write { db in try Self.insert(rows, db) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw Self.storeError(error, Self.insertMessages)
         }
-        // Read here, not on the database's writer thread (see `Schema.applyInsertBadgesInStore` and
-        // `Schema.storeThreadKey`).
-        let badges = notifications.map(AppBadgeRule.appliedBadge)
-        let threads = notifications.map(NotificationRow.threadKey)
-        return try await write(Self.insertMessages) { db in
-            var seq = try Self.latestSeq(db)
-            var changes: [StoredNotification] = []
-            changes.reserveCapacity(notifications.count)
-            let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
-            var latestBadges = AppBadgeRule.Latest()
-            for (index, notification) in notifications.enumerated() {
-                let badge = badges[index]
-                if let collapseID = notification.collapseID {
-                    let tombstone = try NotificationRow.fetchOne(db, sql: Self.collapseSQL, arguments: [
-                        notification.receivedAt.storedMilliseconds, seq + 1,
-                        notification.deviceID, notification.bundleID, collapseID, notification.id,
-                    ])
-                    if let tombstone {
-                        seq += 1
-                        changes.append(tombstone)
-                    }
-                }
-                seq += 1
-                try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq, thread: threads[index]))
-                changes.append(NotificationRow.stored(notification, seq: seq))
-                if let badge { latestBadges.note(notification, badge: badge, seq: seq) }
+    }
+
+    /// What an insert writes, with what is read from each notification before the transaction (see
+    /// `Schema.applyInsertBadgesInStore` and `Schema.storeThreadKey`).
+    private struct InsertedRows: Sendable {
+        var notifications: [StoredNotification]
+        var badges: [Int?]
+        var threads: [String?]
+
+        init(_ notifications: [StoredNotification]) throws {
+            for notification in notifications {
+                if let disposition = notification.disposition { try SQLiteStore.validate(disposition: disposition) }
             }
-            try latestBadges.store(db)
-            return changes
+            self.notifications = notifications
+            badges = notifications.map(AppBadgeRule.appliedBadge)
+            threads = notifications.map(NotificationRow.threadKey)
         }
+    }
+
+    private static func insert(_ rows: InsertedRows, _ db: Database) throws -> [StoredNotification] {
+        var seq = try latestSeq(db)
+        var changes: [StoredNotification] = []
+        changes.reserveCapacity(rows.notifications.count)
+        let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
+        var latestBadges = AppBadgeRule.Latest()
+        for (index, notification) in rows.notifications.enumerated() {
+            if let collapseID = notification.collapseID {
+                let tombstone = try NotificationRow.fetchOne(db, sql: collapseSQL, arguments: [
+                    notification.receivedAt.storedMilliseconds, seq + 1,
+                    notification.deviceID, notification.bundleID, collapseID, notification.id,
+                ])
+                if let tombstone {
+                    seq += 1
+                    changes.append(tombstone)
+                }
+            }
+            seq += 1
+            try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq, thread: rows.threads[index]))
+            changes.append(NotificationRow.stored(notification, seq: seq))
+            if let badge = rows.badges[index] { latestBadges.note(notification, badge: badge, seq: seq) }
+        }
+        try latestBadges.store(db)
+        return changes
     }
 
     public func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {

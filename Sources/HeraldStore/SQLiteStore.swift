@@ -123,7 +123,7 @@ extension SQLiteStore {
         try await writer.read(value)
     }
 
-    private static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {
+    static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {
         switch error.extendedResultCode {
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
             StoreError(.conflict, messages.conflict)

@@ -121,4 +121,42 @@ struct NotificationWriterTests {
         #expect(error?.kind == .notFound)
         #expect(try await writer.write(Fixture.notification("fine")).seq == 1)
     }
+
+    @Test func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered() async throws {
+        let store = try await Fixture.makeStore()
+        let commits = CommitLog()
+        let sink = commits.sink
+        // The first batch's fan-out holds the delivery queue until the test lets it go
+        let gate = DispatchSemaphore(value: 0)
+        let writer = NotificationWriter(store: store) { changes in
+            if changes.contains(where: { $0.id == "first" }) { gate.wait() }
+            sink.yield(changes)
+        }
+        let first = Task { try await writer.write(Fixture.notification("first")) }
+        try await Self.waitUntilStored("first", in: store)
+
+        // When another write comes while the first is being delivered
+        let second = Task { try await writer.write(Fixture.notification("second")) }
+
+        // Then it is committed meanwhile, and neither writer has heard back yet
+        try await Self.waitUntilStored("second", in: store)
+        let secondRow = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "second"))
+        #expect(secondRow.seq == 2)
+        gate.signal()
+
+        // And once the fan-out goes on, both batches are reported in commit order, each before its writer resumes
+        let firstStored = try await first.value
+        let secondStored = try await second.value
+        #expect(firstStored.seq == 1 && secondStored == secondRow)
+        #expect(await commits.batches() == [[firstStored], [secondStored]])
+    }
+
+    /// Waits (at most 10 s) until `id` is in the store.
+    private static func waitUntilStored(_ id: String, in store: any HeraldStore) async throws {
+        for _ in 0 ..< 1000 {
+            if try await store.notification(deviceID: Fixture.deviceID, id: id) != nil { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(id) was not stored within 10 s")
+    }
 }
