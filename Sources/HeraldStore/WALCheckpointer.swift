@@ -98,7 +98,13 @@ final class WALCheckpointer: Sendable {
                 // after a passive round that copied everything, a RESTART has only the frames of the
                 // last few milliseconds to copy while it holds the writer back, and lets the next
                 // commit start the log over: a short wait, a bounded log.
-                _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.restart) }
+                // It needs the writer's lock, and never waits for it: a writer that commits back to
+                // back holds it most of the time, so a few tries a millisecond apart find a gap
+                // between two commits (one try alone kept missing on a loaded machine).
+                for attempt in 0..<5 {
+                    if attempt > 0 { Thread.sleep(forTimeInterval: 0.001) }
+                    if (try? connection.writeWithoutTransaction({ db in try db.checkpoint(.restart) })) != nil { break }
+                }
             }
         }
         state.withLock { $0.hasStopped = true }
