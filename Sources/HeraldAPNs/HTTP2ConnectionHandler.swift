@@ -73,7 +73,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
                     case ":method": request.method = value
                     case ":path": request.path = value
                     case ":scheme", ":authority": break
-                    default: request.headers.append((name: name.lowercased(), value: value))
+                    // HTTP/2 header names are lowercase (NIOHTTP2 refuses others); lowercasing
+                    // is for a peer that got through anyway.
+                    default: request.headers.append((name: name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name, value: value))
                     }
                 }
                 streams[streamID] = request
@@ -174,9 +176,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         handler: HTTP2ConnectionHandler, promise: EventLoopPromise<Void>?
     ) {
         var headers = HPACKHeaders()
-        headers.add(name: ":status", value: String(response.status))
-        headers.add(name: "apns-id", value: response.apnsID)
-        if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID) }
+        headers.add(name: ":status", value: response.status == 200 ? "200" : String(response.status))
+        // Each answer's ids are new: entering them in the dynamic table would only evict entries
+        // (and cost a table search and insert per answer), so they are sent as literals.
+        headers.add(name: "apns-id", value: response.apnsID, indexing: .nonIndexable)
+        if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable) }
         guard let body = response.body else {
             let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
             context.write(handler.wrapOutboundOut(frame), promise: promise)

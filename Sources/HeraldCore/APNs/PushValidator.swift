@@ -73,11 +73,13 @@ public enum PushValidator {
         now: Date
     ) -> Result<AcceptedPush, APNsFailure> {
         guard request.method == "POST" else { return .failure(APNsFailure(.methodNotAllowed)) }
-        let pathWithoutQuery = request.path.firstIndex(of: "?").map { request.path[..<$0] } ?? request.path[...]
-        guard pathWithoutQuery.hasPrefix("/3/device/") || pathWithoutQuery == "/3/device" else {
+        // On the UTF-8 view: a Character search of the path was a tenth of the validation.
+        let path = request.path.utf8
+        let pathWithoutQuery = path.firstIndex(of: UInt8(ascii: "?")).map { path[..<$0] } ?? path[...]
+        guard pathWithoutQuery.starts(with: "/3/device/".utf8) || pathWithoutQuery.elementsEqual("/3/device".utf8) else {
             return .failure(APNsFailure(.badPath))
         }
-        let rawToken = pathWithoutQuery.dropFirst("/3/device/".count)
+        let rawToken = Substring(pathWithoutQuery.dropFirst("/3/device/".utf8.count))
         guard !rawToken.isEmpty else { return .failure(APNsFailure(.missingDeviceToken)) }
         guard !rawToken.utf8.contains(UInt8(ascii: "/")) else { return .failure(APNsFailure(.badPath)) }
         if Self.hasDuplicate(request.headers) { return .failure(APNsFailure(.duplicateHeaders)) }
