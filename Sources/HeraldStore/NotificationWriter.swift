@@ -105,8 +105,11 @@ public final class NotificationWriter: Sendable {
         precondition(maxBatch > 0, "maxBatch must be positive")
         let core = Core(store: store, maxBatch: maxBatch, onCommit: onCommit)
         self.core = core
-        let thread = Thread { core.run() }
-        thread.name = "herald-writer"
+        let thread = Thread {
+            // Named from the thread itself (on Linux that is what names it in `top` and `perf`).
+            Thread.current.name = "herald-writer"
+            core.run()
+        }
         thread.start()
     }
 

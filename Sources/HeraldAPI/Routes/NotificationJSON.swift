@@ -176,7 +176,8 @@ struct NotificationJSON: Encodable, Hashable {
 
     /// The JSON text of `write(into:)`.
     var jsonBytes: [UInt8] {
-        var writer = JSONWriter()
+        // Room for everything at once (the payload and the decision are most of it): no regrowth.
+        var writer = JSONWriter(capacity: 768 + (payloadText?.utf8.count ?? 0) * 2 + (decisionText?.utf8.count ?? 0))
         write(into: &writer)
         return writer.bytes
     }

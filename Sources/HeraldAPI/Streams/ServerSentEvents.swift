@@ -56,6 +56,25 @@ struct ServerSentEvents: Sendable {
         })
     }
 
+    /// Writes `value` in decimal digits (no string made per event).
+    static func writeDecimal(_ value: Int64, to buffer: inout ByteBuffer) {
+        guard value > 0 else {
+            buffer.writeString(String(value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digits, more than an Int64 has
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while rest > 0 {
+                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[(24 - count)...]))
+        }
+    }
+
     /// The bytes of one feed output: a block of events, or a heartbeat comment.
     static func encode(_ output: LiveFeedOutput) throws -> ByteBuffer {
         switch output {
@@ -80,11 +99,14 @@ struct ServerSentEvents: Sendable {
             return buffer
         case .changes(let changes):
             var buffer = ByteBuffer()
+            buffer.reserveCapacity(changes.count * 1536)
             for change in changes {
                 let json = NotificationJSON(change.notification).jsonBytes
-                buffer.writeString("id: \(change.cursor)\nevent: \(change.isRemoval ? "removed" : "notification")\ndata: ")
+                buffer.writeStaticString("id: ")
+                Self.writeDecimal(change.cursor, to: &buffer)
+                buffer.writeStaticString(change.isRemoval ? "\nevent: removed\ndata: " : "\nevent: notification\ndata: ")
                 buffer.writeBytes(json)
-                buffer.writeString("\n\n")
+                buffer.writeStaticString("\n\n")
             }
             return buffer
         }
