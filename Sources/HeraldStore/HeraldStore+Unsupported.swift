@@ -143,7 +143,7 @@ extension HeraldStore {
 extension HeraldStore {
     /// Waits on the calling thread for `insert` (a store without a blocking write). Call it from a
     /// thread of its own (`NotificationWriter`'s), never from a task: it blocks the thread.
-    public func insertBlocking(_ notifications: [StoredNotification]) throws -> [StoredNotification] {
+    public func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch {
         let result = BlockingResult<[StoredNotification]>()
         Task {
             do {
@@ -152,7 +152,7 @@ extension HeraldStore {
                 await result.set(.failure(error))
             }
         }
-        return try result.wait()
+        return InsertedBatch(changes: try result.wait())
     }
 }
 

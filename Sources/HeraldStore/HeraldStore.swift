@@ -61,10 +61,11 @@ public protocol HeraldStore: Sendable {
     /// first, then each new row. A notification whose id is already in the device's list replaces
     /// that entry (a provider's retry does not duplicate it). Returns only after the data is durable.
     func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification]
-    /// `insert`, on the calling thread: returns once the batch is durable. `NotificationWriter`'s
-    /// thread commits with it, so a group commit does not hop between threads (a store without a
-    /// blocking write gets a default that waits for `insert`).
-    func insertBlocking(_ notifications: [StoredNotification]) throws -> [StoredNotification]
+    /// `insert`, on the calling thread: returns once the batch is durable, with what the rows need
+    /// (`InsertedBatch.changes(of:)` makes `insert`'s result). `NotificationWriter`'s thread commits
+    /// with it, so a group commit does not hop between threads (a store without a blocking write
+    /// gets a default that waits for `insert`).
+    func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch
     /// The device's changes after `cursor`, in `seq` order, tombstones included, undeliverable ones
     /// (expired before any session got them) left out.
     func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification]

@@ -72,8 +72,9 @@ public final class NotificationWriter: Sendable {
                 }
                 let onCommit = self.onCommit
                 do {
-                    let changes = try store.insertBlocking(batch)
+                    let inserted = try store.insertBlocking(batch)
                     delivery.async {
+                        let changes = inserted.changes(of: batch)
                         let stored: [StoredNotification]
                         do {
                             stored = try NotificationWriter.storedRows(of: batch, in: changes)

@@ -54,11 +54,11 @@ extension SQLiteStore {
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
         let rows = try InsertedRows(notifications)
-        return try await write(Self.insertMessages) { db in try Self.insert(rows, db) }
+        return try await write(Self.insertMessages) { db in try Self.insert(rows, db) }.changes(of: notifications)
     }
 
-    public func insertBlocking(_ notifications: [StoredNotification]) throws -> [StoredNotification] {
-        guard !notifications.isEmpty else { return [] }
+    public func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch {
+        guard !notifications.isEmpty else { return InsertedBatch(seqs: [], tombstones: []) }
         let rows = try InsertedRows(notifications)
         do {
             return try writer.write { db in try Self.insert(rows, db) }
@@ -84,30 +84,35 @@ extension SQLiteStore {
         }
     }
 
-    private static func insert(_ rows: InsertedRows, _ db: Database) throws -> [StoredNotification] {
+    /// Writes the rows; what it returns is only the seqs and tombstones: the rows as stored are made
+    /// from them afterwards (`InsertedBatch.changes(of:)`), off the writer's thread, which is the
+    /// push path's bottleneck. The rows are read in place (no copy of a notification per row).
+    private static func insert(_ rows: InsertedRows, _ db: Database) throws -> InsertedBatch {
         var seq = try latestSeq(db)
-        var changes: [StoredNotification] = []
-        changes.reserveCapacity(rows.notifications.count)
+        var seqs: [Int64] = []
+        seqs.reserveCapacity(rows.notifications.count)
+        var tombstones: [InsertedBatch.Tombstone] = []
         let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
         var latestBadges = AppBadgeRule.Latest()
-        for (index, notification) in rows.notifications.enumerated() {
-            if let collapseID = notification.collapseID {
+        let notifications = rows.notifications
+        for index in notifications.indices {
+            if let collapseID = notifications[index].collapseID {
                 let tombstone = try NotificationRow.fetchOne(db, sql: collapseSQL, arguments: [
-                    notification.receivedAt.storedMilliseconds, seq + 1,
-                    notification.deviceID, notification.bundleID, collapseID, notification.id,
+                    notifications[index].receivedAt.storedMilliseconds, seq + 1,
+                    notifications[index].deviceID, notifications[index].bundleID, collapseID, notifications[index].id,
                 ])
                 if let tombstone {
                     seq += 1
-                    changes.append(tombstone)
+                    tombstones.append(InsertedBatch.Tombstone(before: index, row: tombstone))
                 }
             }
             seq += 1
-            try upsert.execute(arguments: NotificationRow.upsertArguments(notification, seq: seq, thread: rows.threads[index]))
-            changes.append(NotificationRow.stored(notification, seq: seq))
-            if let badge = rows.badges[index] { latestBadges.note(notification, badge: badge, seq: seq) }
+            try upsert.execute(arguments: NotificationRow.upsertArguments(notifications[index], seq: seq, thread: rows.threads[index]))
+            seqs.append(seq)
+            if let badge = rows.badges[index] { latestBadges.note(notifications[index], badge: badge, seq: seq) }
         }
         try latestBadges.store(db)
-        return changes
+        return InsertedBatch(seqs: seqs, tombstones: tombstones)
     }
 
     public func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {

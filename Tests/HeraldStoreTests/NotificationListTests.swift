@@ -57,6 +57,23 @@ struct NotificationListTests {
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
     }
 
+    @Test func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt() async throws {
+        let store = try await Fixture.makeStore()
+        try await store.insert([
+            Fixture.notification("old-x", collapseID: "x", receivedAt: Fixture.time(1)),
+            Fixture.notification("old-y", collapseID: "y", receivedAt: Fixture.time(1)),
+        ])
+        let changes = try await store.insert([
+            Fixture.notification("new-x", collapseID: "x", receivedAt: Fixture.time(2)),
+            Fixture.notification("plain", receivedAt: Fixture.time(2)),
+            Fixture.notification("new-y", collapseID: "y", receivedAt: Fixture.time(3)),
+        ])
+        #expect(changes.map(\.id) == ["old-x", "new-x", "plain", "old-y", "new-y"])
+        #expect(changes.map(\.seq) == [3, 4, 5, 6, 7])
+        #expect(changes.map(\.isRemoved) == [true, false, false, true, false])
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 2, limit: 10, now: now) == changes)
+    }
+
     @Test func aNotificationWithAKnownIDReplacesTheEntry() async throws {
         let store = try await Fixture.makeStore()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
