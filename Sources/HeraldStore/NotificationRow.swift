@@ -17,29 +17,53 @@ enum NotificationRow {
 
     /// Inserts a new notification, or replaces the device's entry with the same id (even a
     /// tombstone): new content, new seq, new decision, read/dismissed/removed cleared.
-    static let upsertSQL = """
-        INSERT INTO notifications (\(columns), thread_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)
-        ON CONFLICT (device_id, id) DO UPDATE SET
-            thread_key = excluded.thread_key,
-            seq = excluded.seq, bundle_id = excluded.bundle_id, topic = excluded.topic,
-            push_type = excluded.push_type, priority = excluded.priority,
-            collapse_id = excluded.collapse_id, expiration = excluded.expiration,
-            payload = excluded.payload, received_at = excluded.received_at,
-            delivered_at = excluded.delivered_at,
-            read_at = NULL, dismissed_at = NULL, removed_at = NULL,
-            disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at
-        """
+    static let upsertSQL = upsertSQL(rows: 1)
 
-    /// The arguments of `upsertSQL` for `notification` stored with `seq` in `thread` (`threadKey`).
-    static func upsertArguments(_ notification: StoredNotification, seq: Int64, thread: String?) -> StatementArguments {
-        [
-            seq, notification.id, notification.deviceID, notification.bundleID, notification.topic,
-            notification.pushType.rawValue, notification.priority, notification.collapseID,
-            notification.expiration, notification.payload, notification.receivedAt.storedMilliseconds,
-            notification.deliveredAt?.storedMilliseconds,
-            notification.disposition, notification.decision, notification.releasedAt?.storedMilliseconds, thread,
-        ]
+    /// The most rows one `upsertSQL(rows:)` statement inserts.
+    static let maximumRowsPerUpsert = 32
+
+    /// `upsertSQL` for `rows` notifications at once (`rows` × the arguments of one, in order). SQLite
+    /// inserts the rows in order, each seeing the ones before (so an id twice replaces as two
+    /// statements would). One statement for many rows: a statement's own cost (GRDB's and the VDBE's
+    /// per execution) was a fifth of the writer's time per row.
+    static func upsertSQL(rows: Int) -> String {
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)", count: rows)
+        return """
+            INSERT INTO notifications (\(columns), thread_key)
+            VALUES \(values.joined(separator: ", "))
+            ON CONFLICT (device_id, id) DO UPDATE SET
+                thread_key = excluded.thread_key,
+                seq = excluded.seq, bundle_id = excluded.bundle_id, topic = excluded.topic,
+                push_type = excluded.push_type, priority = excluded.priority,
+                collapse_id = excluded.collapse_id, expiration = excluded.expiration,
+                payload = excluded.payload, received_at = excluded.received_at,
+                delivered_at = excluded.delivered_at,
+                read_at = NULL, dismissed_at = NULL, removed_at = NULL,
+                disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at
+            """
+    }
+
+    /// `upsertSQL(rows:)` for 1 … `maximumRowsPerUpsert` rows (index = rows), made once.
+    static let upsertSQLByRows: [String] = (0...maximumRowsPerUpsert).map { $0 == 0 ? "" : upsertSQL(rows: $0) }
+
+    /// Appends the arguments of `upsertSQL` for `notification` stored with `seq` in `thread`.
+    static func appendUpsertValues(_ notification: StoredNotification, seq: Int64, thread: String?, to values: inout [(any DatabaseValueConvertible)?]) {
+        values.append(seq)
+        values.append(notification.id)
+        values.append(notification.deviceID)
+        values.append(notification.bundleID)
+        values.append(notification.topic)
+        values.append(notification.pushType.rawValue)
+        values.append(notification.priority)
+        values.append(notification.collapseID)
+        values.append(notification.expiration)
+        values.append(notification.payload)
+        values.append(notification.receivedAt.storedMilliseconds)
+        values.append(notification.deliveredAt?.storedMilliseconds)
+        values.append(notification.disposition)
+        values.append(notification.decision)
+        values.append(notification.releasedAt?.storedMilliseconds)
+        values.append(thread)
     }
 
     /// The `thread_key` column: the payload's `aps.thread-id` when it is a non-empty string, else

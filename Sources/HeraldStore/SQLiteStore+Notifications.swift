@@ -92,10 +92,12 @@ extension SQLiteStore {
         var seqs: [Int64] = []
         seqs.reserveCapacity(rows.notifications.count)
         var tombstones: [InsertedBatch.Tombstone] = []
-        let upsert = try db.cachedStatement(sql: NotificationRow.upsertSQL)
         var latestBadges = AppBadgeRule.Latest()
         let notifications = rows.notifications
-        for index in notifications.indices {
+        var values: [(any DatabaseValueConvertible)?] = []
+        values.reserveCapacity(16 * NotificationRow.maximumRowsPerUpsert)
+        var index = notifications.startIndex
+        while index < notifications.endIndex {
             if let collapseID = notifications[index].collapseID {
                 let tombstone = try NotificationRow.fetchOne(db, sql: collapseSQL, arguments: [
                     notifications[index].receivedAt.storedMilliseconds, seq + 1,
@@ -106,10 +108,21 @@ extension SQLiteStore {
                     tombstones.append(InsertedBatch.Tombstone(before: index, row: tombstone))
                 }
             }
-            seq += 1
-            try upsert.execute(arguments: NotificationRow.upsertArguments(notifications[index], seq: seq, thread: rows.threads[index]))
-            seqs.append(seq)
-            if let badge = rows.badges[index] { latestBadges.note(notifications[index], badge: badge, seq: seq) }
+            // This notification, and the ones after it without a collapse id (which need no
+            // tombstone first), in one statement.
+            var end = index + 1
+            while end < notifications.endIndex, end - index < NotificationRow.maximumRowsPerUpsert, notifications[end].collapseID == nil {
+                end += 1
+            }
+            values.removeAll(keepingCapacity: true)
+            for row in index..<end {
+                seq += 1
+                NotificationRow.appendUpsertValues(notifications[row], seq: seq, thread: rows.threads[row], to: &values)
+                seqs.append(seq)
+                if let badge = rows.badges[row] { latestBadges.note(notifications[row], badge: badge, seq: seq) }
+            }
+            try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index]).execute(arguments: StatementArguments(values))
+            index = end
         }
         try latestBadges.store(db)
         return InsertedBatch(seqs: seqs, tombstones: tombstones)

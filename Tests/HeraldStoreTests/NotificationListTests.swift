@@ -74,6 +74,26 @@ struct NotificationListTests {
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 2, limit: 10, now: now) == changes)
     }
 
+    @Test func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts() async throws {
+        let store = try await Fixture.makeStore()
+        // 70 rows: more than one multi-row statement; an id twice; a collapse id that replaces within the batch
+        var batch = (0..<70).map { Fixture.notification("n\($0)", receivedAt: Fixture.time(1)) }
+        batch[5] = Fixture.notification("n5", collapseID: "c", receivedAt: Fixture.time(1))
+        batch[20] = Fixture.notification("n10", receivedAt: Fixture.time(1))
+        batch[40] = Fixture.notification("n40", collapseID: "c", receivedAt: Fixture.time(2))
+        let changes = try await store.insert(batch)
+
+        #expect(changes.map(\.seq) == Array(1...71))
+        #expect(changes.filter(\.isRemoved).map(\.id) == ["n5"])
+        #expect(changes[40].id == "n5" && changes[40].isRemoved && changes[41].id == "n40")
+        let feed = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 500, now: now)
+        #expect(feed.count == 69)
+        #expect(feed.map(\.seq) == feed.map(\.seq).sorted())
+        #expect(feed.first { $0.id == "n10" }?.seq == 21)
+        #expect(feed.first { $0.id == "n5" }?.seq == 41)
+        #expect(feed.allSatisfy { row in changes.last { $0.id == row.id } == row })
+    }
+
     @Test func aNotificationWithAKnownIDReplacesTheEntry() async throws {
         let store = try await Fixture.makeStore()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
