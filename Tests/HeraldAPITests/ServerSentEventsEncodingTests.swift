@@ -34,4 +34,35 @@ struct ServerSentEventsEncodingTests {
             #expect(try JSONParser.parse(data).objectValue?["id"] == .string("n\(index)"))
         }
     }
+
+    @Test("timestamps on a millisecond are written digit by digit, as the ISO 8601 format style writes them")
+    func timestamps() throws {
+        let known: [(Int64, String)] = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (951_868_799_999, "2000-02-29T23:59:59.999Z"),
+            (1_795_320_228_459, "2026-11-22T04:03:48.459Z"),
+            (4_102_444_799_999, "2099-12-31T23:59:59.999Z"),
+            (4_107_542_400_000, "2100-03-01T00:00:00.000Z"),
+        ]
+        for (milliseconds, text) in known {
+            #expect(Timestamp.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000)) == text)
+        }
+        // Every day of four years around a leap year and a century, at varied times, reads back as
+        // the same millisecond through the ISO 8601 parser
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        var generator = SystemRandomNumberGenerator()
+        for day in Int64(10_956)...Int64(12_418) {   // 1999-12-31 … 2004-01-01
+            let milliseconds = day * 86_400_000 + Int64.random(in: 0..<86_400_000, using: &generator)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = try #require(Timestamp.fast(date))
+            let parsed = try style.parse(text)
+            #expect((parsed.timeIntervalSince1970 * 1000).rounded() == Double(milliseconds), "\(text)")
+            #expect(text.prefix(19) == date.formatted(style).prefix(19))
+        }
+        // A date between milliseconds, or before 1970, is left to the format style
+        #expect(Timestamp.fast(Date(timeIntervalSince1970: 1.000_5)) == nil)
+        #expect(Timestamp.fast(Date(timeIntervalSince1970: -1)) == nil)
+        #expect(Timestamp.string(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+    }
 }

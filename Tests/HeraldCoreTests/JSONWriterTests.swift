@@ -33,6 +33,26 @@ struct JSONWriterFastPathTests {
         let parsed = try JSONParser.parse(Array(json.utf8))
         #expect(parsed.objectValue?["payload"] == (try JSONParser.parse(Array(payload.utf8))))
         #expect(parsed.objectValue?["next"] == .number(1))
+        // Only a carriage return, and none at all
+        #expect(text { $0.raw("{\"a\":\r1}") } == "{\"a\": 1}")
+        #expect(text { $0.raw("[1,2]") } == "[1,2]")
+    }
+
+    @Test("a literal key is written like the same key through key(_:)")
+    func literalKey() {
+        let literal = text { writer in
+            writer.beginObject()
+            writer.literalKey("id"); writer.string("x")
+            writer.literalKey("received_at"); writer.null()
+            writer.endObject()
+        }
+        let escaped = text { writer in
+            writer.beginObject()
+            writer.key("id"); writer.string("x")
+            writer.key("received_at"); writer.null()
+            writer.endObject()
+        }
+        #expect(literal == escaped && literal == #"{"id":"x","received_at":null}"#)
     }
 
     @Test("contains finds byte sequences anywhere and nothing that is not there")

@@ -91,7 +91,52 @@ enum Timestamp {
     private static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
     static func string(_ date: Date) -> String {
-        date.formatted(style)
+        fast(date) ?? date.formatted(style)
+    }
+
+    /// `2026-11-22T04:03:48.459Z` for a date on a millisecond (every stored date is) in 1970…9999,
+    /// written digit by digit: the live streams write one per event, and the format style cost a
+    /// third of building an event. Other dates: nil (the format style writes them).
+    static func fast(_ date: Date) -> String? {
+        let exact = date.timeIntervalSince1970 * 1000
+        let rounded = exact.rounded()
+        guard rounded >= 0, rounded < 253_402_300_800_000, abs(exact - rounded) < 0.001 else { return nil }
+        let milliseconds = Int64(rounded)
+        let days = milliseconds / 86_400_000
+        var rest = milliseconds % 86_400_000
+        // Days since 1970-01-01 to year, month, day (the civil calendar, H. Hinnant's algorithm).
+        let z = days + 719_468
+        let era = z / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let hour = rest / 3_600_000
+        rest %= 3_600_000
+        let minute = rest / 60_000
+        rest %= 60_000
+        let second = rest / 1000
+        let millisecond = rest % 1000
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, _ digits: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0); buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5); buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8); buffer[10] = UInt8(ascii: "T")
+            put(hour, 2, at: 11); buffer[13] = UInt8(ascii: ":")
+            put(minute, 2, at: 14); buffer[16] = UInt8(ascii: ":")
+            put(second, 2, at: 17); buffer[19] = UInt8(ascii: ".")
+            put(millisecond, 3, at: 20); buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     static func string(_ date: Date?) -> String? {

@@ -46,6 +46,17 @@ public struct JSONWriter {
         pendingValueAfterKey = true
     }
 
+    /// Writes an object key given as a literal that needs no escaping (no `"`, `\\` or control
+    /// character): its bytes are copied as they are, without the escape scan of `key(_:)`.
+    public mutating func literalKey(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        pendingValueAfterKey = true
+    }
+
     private var pendingValueAfterKey = false
 
     /// Writes a comma before a value or key when one is due.
@@ -129,10 +140,15 @@ public struct JSONWriter {
     /// escaped), and the output stays one line, as the streams need (an SSE `data:` line).
     public mutating func raw(_ json: String) {
         separate()
-        let start = bytes.count
-        bytes.append(contentsOf: json.utf8)
-        for index in start..<bytes.count where bytes[index] == 0x0A || bytes[index] == 0x0D {
-            bytes[index] = UInt8(ascii: " ")
+        var json = json
+        json.withUTF8 { utf8 in
+            let start = bytes.count
+            bytes.append(contentsOf: utf8)
+            // Most texts have no line break: memchr finds that without a loop over every byte here.
+            guard let base = utf8.baseAddress, memchr(base, 0x0A, utf8.count) != nil || memchr(base, 0x0D, utf8.count) != nil else { return }
+            for index in start..<bytes.count where bytes[index] == 0x0A || bytes[index] == 0x0D {
+                bytes[index] = UInt8(ascii: " ")
+            }
         }
     }
 
