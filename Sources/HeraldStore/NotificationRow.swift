@@ -15,17 +15,15 @@ enum NotificationRow {
         received_at, delivered_at, read_at, dismissed_at, removed_at, disposition, decision, released_at
         """
 
-    /// Inserts a new notification, or replaces the device's entry with the same id (even a
-    /// tombstone): new content, new seq, new decision, read/dismissed/removed cleared.
-    static let upsertSQL = upsertSQL(rows: 1)
-
     /// The most rows one `upsertSQL(rows:)` statement inserts.
     static let maximumRowsPerUpsert = 32
 
-    /// `upsertSQL` for `rows` notifications at once (`rows` × the arguments of one, in order). SQLite
-    /// inserts the rows in order, each seeing the ones before (so an id twice replaces as two
-    /// statements would). One statement for many rows: a statement's own cost (GRDB's and the VDBE's
-    /// per execution) was a fifth of the writer's time per row.
+    /// Inserts `rows` new notifications, or replaces the device's entry with the same id (even a
+    /// tombstone): new content, new seq, new decision, read/dismissed/removed cleared. The arguments
+    /// are `rows` × `appendUpsertValues`, in order. SQLite inserts the rows in order, each seeing the
+    /// ones before (so an id twice replaces as two statements would). One statement for many rows: a
+    /// statement's own cost (GRDB's and the VDBE's per execution) was a fifth of the writer's time
+    /// per row.
     static func upsertSQL(rows: Int) -> String {
         let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)", count: rows)
         return """
@@ -46,7 +44,7 @@ enum NotificationRow {
     /// `upsertSQL(rows:)` for 1 … `maximumRowsPerUpsert` rows (index = rows), made once.
     static let upsertSQLByRows: [String] = (0...maximumRowsPerUpsert).map { $0 == 0 ? "" : upsertSQL(rows: $0) }
 
-    /// Appends the arguments of `upsertSQL` for `notification` stored with `seq` in `thread`.
+    /// Appends the arguments of one row of `upsertSQL(rows:)` for `notification` stored with `seq` in `thread`.
     static func appendUpsertValues(_ notification: StoredNotification, seq: Int64, thread: String?, to values: inout [(any DatabaseValueConvertible)?]) {
         values.append(seq)
         values.append(notification.id)
@@ -79,7 +77,7 @@ enum NotificationRow {
         return thread.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// `notification` as `upsertSQL` stored it with `seq`: what reading the row back returns.
+    /// `notification` as `upsertSQL(rows:)` stored it with `seq`: what reading the row back returns.
     static func stored(_ notification: StoredNotification, seq: Int64) -> StoredNotification {
         var stored = notification
         stored.seq = seq

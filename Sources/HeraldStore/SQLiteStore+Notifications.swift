@@ -60,11 +60,7 @@ extension SQLiteStore {
     public func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch {
         guard !notifications.isEmpty else { return InsertedBatch(seqs: [], tombstones: []) }
         let rows = try InsertedRows(notifications)
-        do {
-            return try writer.write { db in try Self.insert(rows, db) }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw Self.storeError(error, Self.insertMessages)
-        }
+        return try writeBlocking(Self.insertMessages) { db in try Self.insert(rows, db) }
     }
 
     /// What an insert writes, with what is read from each notification before the transaction (see

@@ -118,12 +118,24 @@ extension SQLiteStore {
         }
     }
 
+    /// `write`, blocking the calling thread (the notification writer's own thread, never a task).
+    func writeBlocking<T>(
+        _ messages: ConstraintMessages = ConstraintMessages(),
+        _ updates: (Database) throws -> T
+    ) throws -> T {
+        do {
+            return try writer.write(updates)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw Self.storeError(error, messages)
+        }
+    }
+
     /// Runs `value` in a read transaction.
     func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
         try await writer.read(value)
     }
 
-    static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {
+    private static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {
         switch error.extendedResultCode {
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
             StoreError(.conflict, messages.conflict)
