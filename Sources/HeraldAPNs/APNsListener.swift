@@ -117,6 +117,7 @@ public final class APNsListener: Service, Sendable {
     private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
         let handler = self.handler
         let tracker = self.tracker
+        let logger = self.logger
         let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams),
             HTTP2Setting(parameter: .initialWindowSize, value: HTTP2ConnectionHandler.streamWindow),
@@ -132,7 +133,7 @@ public final class APNsListener: Service, Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     let configure = { (context: ChannelHandlerContext, chosen: ProtocolSniffer.Choice) throws in
                         try Self.configure(chosen, pipeline: context.pipeline.syncOperations, channel: context.channel,
-                                           after: context.handler, settings: settings, handler: handler, tracker: tracker)
+                                           after: context.handler, settings: settings, handler: handler, tracker: tracker, logger: logger)
                     }
                     if let tls {
                         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
@@ -141,9 +142,9 @@ public final class APNsListener: Service, Sendable {
                                 let sync = channel.pipeline.syncOperations
                                 switch result {
                                 case .negotiated("h2"):
-                                    try Self.configure(.http2, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker)
+                                    try Self.configure(.http2, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker, logger: logger)
                                 case .negotiated("http/1.1"):
-                                    try Self.configure(.http1, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker)
+                                    try Self.configure(.http1, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker, logger: logger)
                                 default:
                                     try sync.addHandler(ProtocolSniffer(configure: configure))
                                 }
@@ -164,7 +165,8 @@ public final class APNsListener: Service, Sendable {
         after: (any ChannelHandler)?,
         settings: [HTTP2Setting],
         handler: any PushHandler,
-        tracker: ConnectionTracker
+        tracker: ConnectionTracker,
+        logger: Logger
     ) throws {
         let position: ChannelPipeline.SynchronousOperations.Position = after.map { .after($0) } ?? .last
         switch chosen {
@@ -173,7 +175,7 @@ public final class APNsListener: Service, Sendable {
             connectionConfiguration.initialSettings = settings
             // No stream multiplexer: HTTP2ConnectionHandler answers every stream of the connection.
             let http2 = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration)
-            let streams = HTTP2ConnectionHandler(connection: APNsConnection(), handler: handler, tracker: tracker)
+            let streams = HTTP2ConnectionHandler(connection: APNsConnection(), handler: handler, tracker: tracker, logger: logger)
             try pipeline.addHandler(http2, position: position)
             try pipeline.addHandler(streams, position: .after(http2))
         case .http1:
@@ -181,7 +183,8 @@ public final class APNsListener: Service, Sendable {
                 HTTPResponseEncoder(),
                 ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)),
                 HTTPServerPipelineHandler(),
-                HTTP1Handler(handler: handler, tracker: tracker),
+                HTTPServerProtocolErrorHandler(),
+                HTTP1Handler(handler: handler, tracker: tracker, logger: logger),
             ]
             try pipeline.addHandlers(handlers, position: position)
         }

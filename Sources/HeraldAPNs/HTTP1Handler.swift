@@ -1,9 +1,17 @@
 import HeraldCore
+import Logging
 import NIOCore
 import NIOHTTP1
 
 /// The APNs endpoint over HTTP/1.1, with the same semantics as over HTTP/2 (APNSwift's own tests
 /// talk to `http://127.0.0.1` this way).
+///
+/// A request NIO's decoder cannot parse (a request line or header block over its 80 KiB limits,
+/// bytes that are not HTTP) is answered `400` with `connection: close` by the
+/// `HTTPServerProtocolErrorHandler` before it, and this handler then stops reading and closes the
+/// connection — at once, or when the answer to a request taken before the error is written (within
+/// `HTTP2ConnectionHandler.closeDeadline`). The decoder itself would otherwise keep the connection
+/// open and discard whatever else the peer sends.
 final class HTTP1Handler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -11,15 +19,46 @@ final class HTTP1Handler: ChannelInboundHandler {
     private let connection = APNsConnection()
     private let handler: any PushHandler
     private let tracker: ConnectionTracker
+    private let logger: Logger
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
+    /// Whether a request is being answered (the pipelining handler lets one through at a time).
+    private var isAnswering = false
+    private var isClosing = false
 
-    init(handler: any PushHandler, tracker: ConnectionTracker) {
+    init(handler: any PushHandler, tracker: ConnectionTracker, logger: Logger) {
         self.handler = handler
         self.tracker = tracker
+        self.logger = logger
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !isClosing else { return }
+        isClosing = true
+        logger.debug("APNs HTTP/1.1 connection closed after an error", metadata: [
+            "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
+        ])
+        head = nil
+        body = []
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        guard isAnswering else {
+            context.close(promise: nil)
+            return
+        }
+        let deadline = context.eventLoop.scheduleTask(in: HTTP2ConnectionHandler.closeDeadline) { [channel = context.channel] in
+            channel.close(promise: nil)
+        }
+        context.channel.closeFuture.whenComplete { _ in deadline.cancel() }
+    }
+
+    /// Called on the event loop once an answer is written.
+    private func answered(channel: any Channel) {
+        isAnswering = false
+        if isClosing { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
@@ -47,19 +86,27 @@ final class HTTP1Handler: ChannelInboundHandler {
                 Self.write(failure, version: version, keepAlive: false, to: channel)
                 return
             }
+            isAnswering = true
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             Self.process(request, version: version, keepAlive: keepAlive, channel: channel,
-                         handler: handler, connection: connection, tracker: tracker)
+                         handler: handler, connection: connection, tracker: tracker) {
+                loopBound.value.answered(channel: channel)
+            }
         }
     }
 
     private static func process(
         _ request: sending APNsRequest, version: HTTPVersion, keepAlive: Bool, channel: any Channel,
-        handler: any PushHandler, connection: APNsConnection, tracker: ConnectionTracker
+        handler: any PushHandler, connection: APNsConnection, tracker: ConnectionTracker,
+        answered: @escaping @Sendable () -> Void
     ) {
         Task {
             let response = await handler.handle(request, connection: connection)
             write(response, version: version, keepAlive: keepAlive && !tracker.isQuiescing, to: channel)
-                .whenComplete { _ in tracker.requestFinished() }
+                .whenComplete { _ in
+                    tracker.requestFinished()
+                    answered()  // the write's future completes on the channel's event loop
+                }
         }
     }
 
