@@ -207,6 +207,45 @@ struct UserStateRoutesTests {
         }
     }
 
+    /// The canonical zone names of the system's tz database (`zone1970.tab`, third column).
+    static func canonicalZones() throws -> [String] {
+        let tab = try String(contentsOfFile: TimeZoneDatabase.directory + "/zone1970.tab", encoding: .utf8)
+        return tab.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
+            let columns = line.split(separator: "\t")
+            return columns.count >= 3 ? String(columns[2]) : nil
+        }
+    }
+
+    @Test("every zone of the system's tz database is accepted (zone1970.tab and backward links), Asia/Kolkata included; non-zones are refused alike")
+    func everyTimeZoneOfTheDatabase() async throws {
+        let harness = try TestHarness(.sqlite)
+        let (token, device) = try await harness.makeDevice()
+        let zones = try Self.canonicalZones()
+        #expect(zones.count > 300, "zone1970.tab lists \(zones.count) zones")
+        #expect(zones.contains("Asia/Kolkata"))
+        let links = ["Asia/Calcutta", "US/Eastern", "Europe/Kiev", "Etc/GMT+5", "America/Buenos_Aires", "Asia/Saigon"]
+        let uri = "/v1/devices/\(device.deviceID)/state"
+        try await harness.makeApplication().test(.router) { client in
+            var refused: [String] = []
+            for zone in zones + links {
+                let answer = try await Self.put(client, uri, token, #"{"time_zone":"\#(zone)"}"#)
+                if answer.status != .ok || answer.json["time_zone"] != .string(zone) { refused.append("\(zone): \(answer.text)") }
+            }
+            #expect(refused.isEmpty, "\(refused.count) refused: \(refused.prefix(5))")
+            let preferences = try await Self.put(client, "/v1/me/preferences", token, #"{"time_zone":"Asia/Kolkata"}"#)
+            #expect(preferences.status == .ok)
+            #expect(preferences.json["time_zone"] == .string("Asia/Kolkata"))
+            #expect(try await harness.store.deviceState(deviceID: device.deviceID)?.timeZone.identifier == "Asia/Saigon")
+
+            for bad in ["Nowhere", "Mars/Olympus", "CEST", "Asia", "Asia/", "/Asia/Kolkata", "../zoneinfo/Asia/Kolkata",
+                        "Asia//Kolkata", "zone1970.tab", "Asia/Kolkata ", "", "America/New York"] {
+                let answer = try await Self.put(client, uri, token, #"{"time_zone":"\#(bad)"}"#)
+                #expect(answer.status == .badRequest, "\(bad)")
+                #expect(answer.json["error"]?["message"]?.stringValue?.hasPrefix("`time_zone` must be an IANA time zone") == true, "\(bad): \(answer.text)")
+            }
+        }
+    }
+
     @Test("device state: defaults, partial PUT, validation, another user's device is 404, the stream gets `state`, hooks run")
     func deviceState() async throws {
         let harness = try TestHarness(.sqlite)

@@ -134,9 +134,15 @@ enum ClockTime {
 
 /// Checks of identifiers in paths and bodies.
 enum Identifiers {
-    /// An IANA time zone identifier this system knows (`Europe/Paris`, `UTC`).
+    /// An IANA time zone identifier this system knows (`Europe/Paris`, `Asia/Kolkata`, `UTC`): a name
+    /// of the system's time-zone database, canonical or a `backward` link.
+    ///
+    /// Foundation's `knownTimeZoneIdentifiers` alone is not enough: on Linux its list lags the
+    /// database (it lacks `Asia/Kolkata`, India's canonical name, while `TimeZone(identifier:)` knows
+    /// it), so a name is also looked up as a file of the database itself.
     static func isTimeZone(_ text: String) -> Bool {
         text == "UTC" || text == "GMT" || TimeZone.knownTimeZoneIdentifiers.contains(text)
+            || TimeZoneDatabase.contains(text)
     }
 
     /// A BCP 47-like locale identifier: `en`, `pt-BR`, `zh-Hans`, `sr-Latn-RS`, `en_GB`.
@@ -155,5 +161,27 @@ enum Identifiers {
     /// A Focus id: 1–64 lowercase letters, digits, `_` and `-`.
     static func isFocusID(_ text: String) -> Bool {
         (1...64).contains(text.count) && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+}
+
+/// The system's time-zone database (`TZDIR`, else `/usr/share/zoneinfo`): one TZif file per zone name.
+enum TimeZoneDatabase {
+    static let directory = ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+
+    /// Whether `name` is a zone of the database: made of the characters zone names use, a relative
+    /// path without `.` or `..` components, naming a TZif file that Foundation can load.
+    static func contains(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 128,
+              name.utf8.allSatisfy({ byte in
+                  (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                      || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                      || byte == UInt8(ascii: "+")
+              }),
+              name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty })
+        else { return false }
+        guard let file = FileHandle(forReadingAtPath: directory + "/" + name) else { return false }
+        defer { try? file.close() }
+        guard let magic = try? file.read(upToCount: 4), magic == Data("TZif".utf8) else { return false }
+        return TimeZone(identifier: name) != nil
     }
 }
