@@ -18,6 +18,7 @@ enum Schema {
         migrator.registerMigration("v7-summary-candidates", migrate: createSummaryCandidatesIndex)
         migrator.registerMigration("v8-insert-badges-in-store", migrate: applyInsertBadgesInStore)
         migrator.registerMigration("v9-thread-key", migrate: storeThreadKey)
+        migrator.registerMigration("v10-public-decision-shape", migrate: storePublicDecisionShape)
         return migrator
     }
 

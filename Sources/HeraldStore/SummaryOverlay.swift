@@ -30,11 +30,11 @@ enum SummaryOverlay {
     private static let releasedDecision = """
         json_set(n.decision,
             '$.disposition', 'listedSilently',
-            '$.banner', 0,
-            '$.sound', json('{"bypassesRinger":false,"plays":false}'),
+            '$.banner', 'none',
+            '$.sound', json('{"bypasses_ringer":false,"plays":false,"volume":null}'),
             '$.announce', json('false'),
-            '$.notificationCenter', json('true'),
-            '$.reasons', json_insert(COALESCE(n.decision -> '$.reasons', '[]'), '$[#]', 'summary-delivered'),
+            '$.notification_center', json('true'),
+            '$.reason_codes', json_insert(COALESCE(n.decision -> '$.reason_codes', '[]'), '$[#]', 'summary-delivered'),
             '$.context', json_set(COALESCE(n.decision -> '$.context', '{}'), '$.summary', json_object(
                 'slot_ms', r.slot_ms,
                 'featured', json(CASE WHEN n.id IN (SELECT value FROM json_each(r.featured)) THEN 'true' ELSE 'false' END)

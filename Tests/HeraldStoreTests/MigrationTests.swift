@@ -24,7 +24,7 @@ struct MigrationTests {
         """
 
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key", "v10-public-decision-shape"])
     }
 
     @Test func everyTableIsStrict() async throws {
@@ -74,6 +74,66 @@ struct MigrationTests {
             try String?.fetchAll(db, sql: "SELECT thread_key FROM notifications ORDER BY seq")
         }
         #expect(keys == ["a", "a", "b", nil, nil])
+        try await store.close()
+    }
+
+    @Test("v10 rewrites stored decisions from Swift's synthesized encoding into the public snake_case shape")
+    func storedDecisionsTakeThePublicShape() async throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("herald.sqlite").path
+
+        // Given a version-9 database with decisions as the store kept them (JSONEncoder, sorted keys)
+        let alerted = #"{"announce":false,"badge":true,"banner":1,"context":{"audio_route":"car","focus":{"id":"work","kind":"work","name":"Work"},"sender":{"handle":{"kind":2,"value":"+15550100200"},"name":"Ana"}},"disposition":"alerted","effectiveLevel":"active","lockScreen":true,"notificationCenter":true,"preview":{"full":{}},"reasons":["focus-allowed-person"],"sound":{"bypassesRinger":false,"plays":true}}"#
+        let hidden = #"{"actions":[{"identifier":"reply","title":"Reply"}],"announce":false,"badge":false,"banner":0,"context":{"audio_route":"none"},"display":{"body":"2 messages","subtitle":null,"title":null},"disposition":"heldForFocus","effectiveLevel":"critical","focusID":"sleep","lockScreen":false,"notificationCenter":false,"preview":{"hidden":{"_0":{"locale":"ar","placeholder":"%u messages","showsSubtitle":false,"showsTitle":true,"threadCount":2}}},"reasons":["focus-held"],"sound":{"bypassesRinger":true,"plays":false,"volume":0.5}}"#
+        let old = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(old, upTo: "v9-thread-key")
+        try await old.write { db in
+            try db.execute(sql: Self.registryRows)
+            for (seq, disposition, decision) in [(1, "alerted", alerted), (2, "heldForFocus", hidden)] {
+                try db.execute(sql: """
+                    INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, payload, received_at, disposition, decision)
+                    VALUES (?, ?, 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{"aps":{"badge":3}}', 1750000000123, ?, ?)
+                    """, arguments: [seq, "n\(seq)", disposition, decision])
+            }
+            try db.execute(sql: """
+                INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority, payload, received_at)
+                VALUES (3, 'n3', 'device-1', 'com.example.app', 'com.example.app', 'alert', 10, '{}', 1750000000123)
+                """)
+        }
+        try old.close()
+
+        // When this version opens it, each decision reads in the public shape, with every key
+        let store = try SQLiteStore(path: path)
+        let texts = try await store.writer.read { db in
+            try String?.fetchAll(db, sql: "SELECT decision FROM notifications ORDER BY seq")
+        }
+        #expect(texts.count == 3 && texts[2] == nil)
+        let first = try JSONParser.parse(Array(try #require(texts[0]).utf8))
+        let second = try JSONParser.parse(Array(try #require(texts[1]).utf8))
+        #expect(first.objectValue?.keys.sorted() == [
+            "actions", "announce", "badge", "banner", "context", "display", "disposition", "effective_level", "focus_id",
+            "lock_screen", "notification_center", "preview", "reason_codes", "sound",
+        ])
+        #expect(first.objectValue?["context"] == .object([
+            "focus": .object(["id": .string("work"), "kind": .string("work"), "name": .string("Work")]),
+            "audio_route": .string("car"), "summary": .null, "released_from": .null, "communication_error": .null,
+            "sender": .object(["name": .string("Ana"), "handle": .string("+15550100200"), "handle_type": .string("phone")]),
+        ]))
+        #expect(second.objectValue?["actions"] == .array([.object(["identifier": .string("reply"), "title": .string("Reply")])]))
+        #expect(second.objectValue?["display"]?.objectValue?["body"] == .string("2 messages"))
+        #expect(try JSONDecoder().decode(Decision.self, from: Data(try #require(texts[0]).utf8)) == Decision(
+            disposition: .alerted, banner: .banner, sound: SoundDecision(plays: true), badge: true, lockScreen: true,
+            notificationCenter: true, effectiveLevel: .active, reasons: [ReasonCode(rawValue: "focus-allowed-person")]
+        ))
+        #expect(try JSONDecoder().decode(Decision.self, from: Data(try #require(texts[1]).utf8)) == Decision(
+            disposition: .heldForFocus, banner: .none, sound: SoundDecision(plays: false, bypassesRinger: true, volume: 0.5),
+            preview: .hidden(HiddenPreview(placeholder: "%u messages", threadCount: 2, locale: "ar", showsTitle: true, showsSubtitle: false)),
+            effectiveLevel: .critical, focusID: "sleep", reasons: [ReasonCode(rawValue: "focus-held")]
+        ))
+        // The rewrite set no badge (the decision trigger fires only when a decision starts applying one)
+        let badges = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM device_app_badges") }
+        #expect(badges == 0)
         try await store.close()
     }
 

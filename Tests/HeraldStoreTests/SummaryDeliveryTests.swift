@@ -114,8 +114,9 @@ struct SummaryDeliveryTests {
         #expect(a.disposition == "listedSilently" && a.releasedAt == now)
         let decisionA = try decision(a)
         #expect(decisionA["disposition"] as? String == "listedSilently")
-        #expect(decisionA["notificationCenter"] as? Bool == true && decisionA["banner"] as? Int == 0)
-        #expect((decisionA["reasons"] as? [String])?.contains("summary-delivered") == true)
+        #expect(decisionA["notification_center"] as? Bool == true && decisionA["banner"] as? String == "none")
+        #expect((decisionA["sound"] as? [String: Any])?["plays"] as? Bool == false)
+        #expect((decisionA["reason_codes"] as? [String])?.contains("summary-delivered") == true)
         let summaryA = try #require((decisionA["context"] as? [String: Any])?["summary"] as? [String: Any])
         #expect(summaryA["slot_ms"] as? Int64 == slot.storedMilliseconds && summaryA["featured"] as? Bool == true)
         let b = try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).first { $0.id == "b" }

@@ -85,7 +85,7 @@ enum DecisionJSON {
             "released_at": .optional(Timestamp.string(explanation.releasedAt ?? row.releasedAt)),
             "decided": .bool(explanation.decision != nil),
             "disposition": .optional(explanation.decision?.disposition.rawValue ?? row.disposition),
-            "decision": explanation.decision.map(decision) ?? .null,
+            "decision": explanation.decision.map { decision(row, $0) } ?? .null,
             "reasons": .array(explanation.explanations.map { item in
                 .object(["code": .string(item.code.rawValue), "sentence": .string(item.sentence)])
             }),
@@ -98,35 +98,12 @@ enum DecisionJSON {
         return .object(object)
     }
 
-    static func decision(_ decision: Decision) -> JSONValue {
-        var preview: JSONValue = .object(["hidden": .bool(false)])
-        if case .hidden(let hidden) = decision.preview {
-            preview = .object([
-                "hidden": .bool(true),
-                "placeholder": .optional(hidden.placeholder),
-                "thread_count": .number(Double(hidden.threadCount)),
-                "locale": .string(hidden.locale),
-                "shows_title": .bool(hidden.showsTitle),
-                "shows_subtitle": .bool(hidden.showsSubtitle),
-            ])
-        }
-        return .object([
-            "disposition": .string(decision.disposition.rawValue),
-            "banner": .string(PolicyNames.name(decision.banner, in: PolicyNames.alertStyle)),
-            "sound": .object([
-                "plays": .bool(decision.sound.plays),
-                "bypasses_ringer": .bool(decision.sound.bypassesRinger),
-                "volume": decision.sound.volume.map(JSONValue.number) ?? .null,
-            ]),
-            "badge": .bool(decision.badge),
-            "lock_screen": .bool(decision.lockScreen),
-            "notification_center": .bool(decision.notificationCenter),
-            "announce": .bool(decision.announce),
-            "preview": preview,
-            "effective_level": .string(decision.effectiveLevel.rawValue),
-            "focus_id": .optional(decision.focusID),
-            "reason_codes": .strings(decision.reasons.map(\.rawValue)),
-        ])
+    /// The decision as the list and the streams show it: the row's stored JSON (the OpenAPI
+    /// `Decision`), else the explanation's decision alone in the same shape.
+    static func decision(_ row: StoredNotification, _ decision: Decision) -> JSONValue {
+        if let text = row.decision, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
+        guard let data = try? JSONEncoder().encode(decision) else { return .null }
+        return (try? JSONParser.parse(Array(data))) ?? .null
     }
 
     static func summary(_ disposition: Disposition) -> String {

@@ -7,7 +7,8 @@ import HeraldPolicy
 /// ```json
 /// {"id": "…", "disposition": "heldForFocus", "released_at": null,
 ///  "decision": {"disposition", "banner", "sound": {…}, "badge", "lock_screen", "notification_center",
-///               "announce", "preview": {…}, "effective_level", "focus_id", "reason_codes": […]},
+///               "announce", "preview": {…}, "effective_level", "focus_id", "reason_codes": […],
+///               "context": {…}, "display": …, "actions": …},   // as in the list and the streams
 ///  "reasons": [{"code": "focus-held", "explanation": "Held: the Work Focus is on and Demo is not an allowed app."}],
 ///  "display": {"title", "subtitle", "body"}}
 /// ```
@@ -30,7 +31,7 @@ public struct DecisionExplainer: Sendable {
         return .object([
             "id": .string(row.id),
             "disposition": .string(decision.disposition.rawValue),
-            "decision": Self.json(decision),
+            "decision": Self.json(stored, row: row),
             "reasons": .array(reasons),
             "released_at": optional(row.releasedAt.map(Self.timestamp)),
             "display": Self.display(stored.display, row: row),
@@ -110,37 +111,11 @@ public struct DecisionExplainer: Sendable {
         .object(["code": .string(code), "explanation": .string(sentence)])
     }
 
-    /// The decision in the API's snake_case shape.
-    static func json(_ decision: Decision) -> JSONValue {
-        var preview: [String: JSONValue] = ["hidden": .bool(false)]
-        if case .hidden(let hidden) = decision.preview {
-            preview = [
-                "hidden": .bool(true), "placeholder": optional(hidden.placeholder),
-                "thread_count": .number(Double(hidden.threadCount)), "locale": .string(hidden.locale),
-                "shows_title": .bool(hidden.showsTitle), "shows_subtitle": .bool(hidden.showsSubtitle),
-            ]
-        }
-        let banner = switch decision.banner {
-        case .none: "none"
-        case .banner: "banner"
-        case .alert: "alert"
-        }
-        return .object([
-            "disposition": .string(decision.disposition.rawValue),
-            "banner": .string(banner),
-            "sound": .object([
-                "plays": .bool(decision.sound.plays), "bypasses_ringer": .bool(decision.sound.bypassesRinger),
-                "volume": decision.sound.volume.map(JSONValue.number) ?? .null,
-            ]),
-            "badge": .bool(decision.badge),
-            "lock_screen": .bool(decision.lockScreen),
-            "notification_center": .bool(decision.notificationCenter),
-            "announce": .bool(decision.announce),
-            "preview": .object(preview),
-            "effective_level": .string(decision.effectiveLevel.rawValue),
-            "focus_id": optional(decision.focusID),
-            "reason_codes": .array(decision.reasons.map { .string($0.rawValue) }),
-        ])
+    /// The decision as the list and the streams show it: the stored JSON (decision, `context`,
+    /// `display`, `actions`; the OpenAPI `Decision`), else the decision alone in the same shape.
+    static func json(_ stored: StoredDecision, row: StoredNotification) -> JSONValue {
+        if let text = row.decision, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
+        return (try? JSONParser.parse(Array(stored.jsonText().utf8))) ?? .null
     }
 
     static func timestamp(_ date: Date) -> String {

@@ -3,7 +3,9 @@ import HeraldCore
 import HeraldPolicy
 import Synchronization
 
-/// The decision JSON stored with a notification: the `Decision` as HeraldPolicy encodes it, plus a
+/// The decision JSON stored with a notification — and shown to clients as it is stored, the same in
+/// the list, one notification, the streams and the decision endpoint (the OpenAPI `Decision`): the
+/// `Decision` as HeraldPolicy encodes it (`Decision+JSON.swift`, snake_case), plus a
 /// `context` key with what its sentences name (the Focus that was on, the audio route, the sender of
 /// a communication notification) and, for a notification released by a Scheduled Summary, the
 /// summary it came in; and a `display` key with what the device shows when that is not the `alert`
@@ -29,11 +31,37 @@ struct StoredDecision: Codable, Sendable, Hashable {
         }
     }
 
-    /// The sender of a communication notification (`communication.sender`).
+    /// The sender of a communication notification (`communication.sender`):
+    /// `{"name": …, "handle": …, "handle_type": "phone" | "email" | "app"}`.
     struct SenderRef: Codable, Sendable, Hashable {
         /// The name shown (the display name, else the handle as sent).
         var name: String
         var handle: PersonHandle
+
+        init(name: String, handle: PersonHandle) {
+            self.name = name
+            self.handle = handle
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, handle, handleType = "handle_type" }
+        private static let typeNames: [PersonHandle.Kind: String] = [.phoneNumber: "phone", .emailAddress: "email", .appSpecific: "app"]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let typeName = try container.decode(String.self, forKey: .handleType)
+            guard let kind = Self.typeNames.first(where: { $0.value == typeName })?.key else {
+                throw DecodingError.dataCorruptedError(forKey: .handleType, in: container, debugDescription: "Unknown handle type `\(typeName)`.")
+            }
+            name = try container.decode(String.self, forKey: .name)
+            handle = PersonHandle(try container.decode(String.self, forKey: .handle), kind: kind)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(handle.value, forKey: .handle)
+            try container.encode(Self.typeNames[handle.kind], forKey: .handleType)
+        }
     }
 
     struct Context: Codable, Sendable, Hashable {
@@ -50,6 +78,27 @@ struct StoredDecision: Codable, Sendable, Hashable {
         enum CodingKeys: String, CodingKey {
             case focus, summary, sender, audioRoute = "audio_route", releasedFrom = "released_from"
             case communicationError = "communication_error"
+        }
+
+        init(focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
+             sender: SenderRef? = nil, communicationError: String? = nil) {
+            self.focus = focus
+            self.audioRoute = audioRoute
+            self.summary = summary
+            self.releasedFrom = releasedFrom
+            self.sender = sender
+            self.communicationError = communicationError
+        }
+
+        /// Every key written, absent ones as `null` (one shape for clients).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(focus, forKey: .focus)
+            try container.encode(audioRoute, forKey: .audioRoute)
+            try container.encode(summary, forKey: .summary)
+            try container.encode(releasedFrom, forKey: .releasedFrom)
+            try container.encode(sender, forKey: .sender)
+            try container.encode(communicationError, forKey: .communicationError)
         }
     }
 
@@ -80,8 +129,8 @@ struct StoredDecision: Codable, Sendable, Hashable {
         try decision.encode(to: encoder)
         var container = encoder.container(keyedBy: ExtraKeys.self)
         try container.encode(context, forKey: .context)
-        try container.encodeIfPresent(display, forKey: .display)
-        try container.encodeIfPresent(actions, forKey: .actions)
+        try container.encode(display, forKey: .display)
+        try container.encode(actions ?? .null, forKey: .actions)
     }
 
     private enum ExtraKeys: String, CodingKey { case context, display, actions }

@@ -112,7 +112,7 @@ struct HeldReleaseTests {
         let expected = try JSONParser.parse(Array(actions.utf8))
         #expect(try JSONParser.parse(Array(try #require(withCategory.decision).utf8)).objectValue?["actions"] == expected)
         for row in [unknown, plain] {
-            #expect(try JSONParser.parse(Array(try #require(row.decision).utf8)).objectValue?["actions"] == nil)
+            #expect(try JSONParser.parse(Array(try #require(row.decision).utf8)).objectValue?["actions"] == .null)
         }
         try await herald.stop()
     }

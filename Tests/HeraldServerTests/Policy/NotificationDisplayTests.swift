@@ -44,7 +44,7 @@ struct NotificationDisplayTests {
         #expect(shown.decision == shown.list && shown.stream == shown.list)
         // An ordinary one shows its alert as sent, and its decision stores no display
         #expect(try await herald.display(of: plain.id, api: api).list == Display(title: "Sale", subtitle: nil, body: "50% off"))
-        #expect(json(try JSONParser.parse(Array(try #require(plain.decision).utf8)), "display") == nil)
+        #expect(json(try JSONParser.parse(Array(try #require(plain.decision).utf8)), "display") == .null)
         try await api.shutdown()
         try await client.shutdown()
         try await herald.stop()
