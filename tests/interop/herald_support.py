@@ -727,6 +727,8 @@ class SSEClient:
                  cursor: str | None = None, token_in_query: bool = False, timeout: float = 10,
                  _sock: socket.socket | None = None):
         self.events: "queue.Queue[SSEEvent | None]" = queue.Queue()
+        # Set by the server's `: connected` comment, written once the session is subscribed.
+        self.connected = threading.Event()
         self.error_body = b""
         self._closed = False
         if _sock is not None:  # an already-sent request on a raw socket
@@ -781,6 +783,8 @@ class SSEClient:
                     ev_id, ev_type, data = None, None, []
                     continue
                 if line.startswith(":"):
+                    if line == ": connected":
+                        self.connected.set()
                     continue
                 name, _, value = line.partition(":")
                 if value.startswith(" "):
@@ -795,6 +799,11 @@ class SSEClient:
             pass
         finally:
             self.events.put(None)
+
+    def wait_connected(self, timeout: float = 5) -> "SSEClient":
+        """Waits for the server's `: connected` line: from then on every new change reaches the session."""
+        assert self.connected.wait(timeout), f"no `: connected` line within {timeout}s"
+        return self
 
     def next(self, timeout: float = 5) -> SSEEvent:
         try:

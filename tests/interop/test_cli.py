@@ -66,7 +66,6 @@ class Watch:
             assert self.proc.poll() is None, f"herald watch exited {self.proc.returncode}: {self.err}"
             assert time.monotonic() < deadline, f"herald watch did not report a connection: {self.err}"
             time.sleep(0.05)
-        time.sleep(0.2)
 
     def line(self, timeout):
         try:

@@ -128,6 +128,7 @@ def test_since_and_limit_page_through_each_notification_exactly_once(herald, h2,
 def test_collapse_id_replaces_the_earlier_notification(herald, h2, device):
     with SSEClient(herald.api_url, device.device_id, device.user_token) as sse:
         assert sse.status == 200
+        sse.wait_connected()
         first = push(herald, h2, device, alert_payload("Score", "1-0"), collapse_id="match")
         other = push(herald, h2, device, alert_payload("Other", "x"), collapse_id="other")
         second = push(herald, h2, device, alert_payload("Score", "2-0"), collapse_id="match")
@@ -159,7 +160,7 @@ def test_expiration_zero_without_a_session_is_not_stored(herald, h2, device):
 def test_expiration_zero_with_a_session_is_delivered_to_it(herald, h2, device):
     with SSEClient(herald.api_url, device.device_id, device.user_token) as sse:
         assert sse.status == 200
-        time.sleep(0.3)  # the session is connected
+        sse.wait_connected()
         apns_id = push(herald, h2, device, alert_payload("now", "or never"), expiration=0)
         [ev] = sse.collect(1, timeout=3)
     assert ev.event == "notification" and ev.notification_id == apns_id
@@ -167,6 +168,7 @@ def test_expiration_zero_with_a_session_is_delivered_to_it(herald, h2, device):
 
 def test_expiration_in_the_past_is_never_listed(herald, h2, device):
     with SSEClient(herald.api_url, device.device_id, device.user_token) as sse:
+        sse.wait_connected()
         push(herald, h2, device, expiration=int(time.time()) - 60)
         marker = push(herald, h2, device)
         events = sse.collect(1, timeout=3)

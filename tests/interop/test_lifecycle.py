@@ -22,6 +22,7 @@ def test_sigterm_sends_goaway_exits_0_and_keeps_the_data(herald_factory):
     tls = H2Client(env.apns_tls_url, cafile=env.ca_path)
     session = SSEClient(env.api_url, dev.device_id, dev.user_token)
     assert session.status == 200
+    session.wait_connected()
     try:
         # When the server gets SIGTERM
         t0 = time.monotonic()

@@ -44,8 +44,7 @@ def sse(herald, device, **kw) -> SSEClient:
     s = SSEClient(herald.api_url, device.device_id, device.user_token, **kw)
     assert s.status == 200, (s.status, s.error_body)
     assert s.content_type.startswith("text/event-stream"), s.content_type
-    time.sleep(0.2)  # let the session subscribe before the test pushes
-    return s
+    return s.wait_connected()
 
 
 def test_sse_receives_a_push_within_a_second(herald, h2, device):

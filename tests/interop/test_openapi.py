@@ -130,7 +130,7 @@ def test_every_response_of_a_realistic_session_matches_its_schema(herald, openap
 
     sse = SSEClient(herald.api_url, did, user)
     assert sse.status == 200
-    time.sleep(0.2)
+    sse.wait_connected()
     pushes = [
         {"aps": {"alert": {"title": "Ana", "body": "On my way"}, "category": "chat", "thread-id": "t1", "badge": 2},
          "communication": {"kind": "message", "group": "Lunch crew",

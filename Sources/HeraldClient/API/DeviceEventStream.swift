@@ -73,6 +73,9 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
         private var body: HTTPClientResponse.Body.AsyncIterator?
         private var failures = 0
         private var waitBeforeConnecting: Duration?
+        private var reportedConnected = false
+        /// The event id the current connection resumed after.
+        private var resumedAfter: String?
 
         init(stream: DeviceEventStream) {
             self.stream = stream
@@ -89,7 +92,8 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
                         body = try await connect()
                         failures = 0
                         waitBeforeConnecting = nil
-                        stream.onStatus(.connected(lastEventID: parser.lastEventID))
+                        reportedConnected = false
+                        resumedAfter = parser.lastEventID
                     } catch {
                         guard Self.isRetryable(error) else { throw error }
                         try failed(error, reason: "\(error)")
@@ -100,6 +104,12 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
                     if let chunk = try await iterator.next() {
                         body = iterator
                         pending = parser.parse(chunk.readableBytesView)
+                        // Connected once the server says the session is subscribed (`: connected`),
+                        // or, from a server that does not say so, at the first event.
+                        if !reportedConnected, parser.sawConnected || !pending.isEmpty {
+                            reportedConnected = true
+                            stream.onStatus(.connected(lastEventID: resumedAfter))
+                        }
                     } else {
                         body = nil
                         parser.reset()

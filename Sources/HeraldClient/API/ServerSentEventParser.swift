@@ -27,6 +27,9 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var lastEventID: String?
     /// The reconnection time the stream asked for with `retry:`, in milliseconds.
     public private(set) var retryMilliseconds: Int?
+    /// Whether Herald's `: connected` comment arrived since the start (or `reset()`): the server
+    /// writes it once the session is subscribed, so every later change reaches it.
+    public private(set) var sawConnected = false
 
     private var idBuffer: String?
     private var line: [UInt8] = []
@@ -73,7 +76,10 @@ public struct ServerSentEventParser: Sendable {
         eventType = ""
         data = ""
         hasData = false
+        sawConnected = false
     }
+
+    private static let connectedComment = Array(": connected".utf8)
 
     private mutating func endLine(into events: inout [ServerSentEvent]) {
         var bytes = line[...]
@@ -86,7 +92,10 @@ public struct ServerSentEventParser: Sendable {
             dispatch(into: &events)
             return
         }
-        if bytes.first == UInt8(ascii: ":") { return }  // comment (keep-alive)
+        if bytes.first == UInt8(ascii: ":") {  // a comment (keep-alive), or Herald's `: connected`
+            if bytes.elementsEqual(Self.connectedComment) { sawConnected = true }
+            return
+        }
 
         let field: String
         let value: String

@@ -29,6 +29,19 @@ extension ClientTests {
             ServerSentEvent(id: "43", event: "message", data: "the id line may come after the data"),
         ]
 
+        @Test("Herald's `: connected` comment is noted (the session is subscribed); other comments are not, and a reset forgets it")
+        func connectedComment() {
+            var parser = ServerSentEventParser()
+            #expect(parser.parse(Array(": keep-alive\n:connected\n: connected later\n".utf8)).isEmpty)
+            #expect(!parser.sawConnected)
+            _ = parser.parse(Array(": conne".utf8))
+            #expect(!parser.sawConnected)
+            _ = parser.parse(Array("cted\r\n".utf8))
+            #expect(parser.sawConnected)
+            parser.reset()
+            #expect(!parser.sawConnected)
+        }
+
         @Test func aWholeStreamGivesItsEventsInOrder() {
             var parser = ServerSentEventParser()
             #expect(parser.parse(Array(Self.stream.utf8)) == Self.expected)
