@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldPolicy
 import Testing
 
-/// The DESIGN.md rows for communication notifications and Focus allow lists.
+/// The docs/delivery-policy.md rows for communication notifications and Focus allow lists.
 @Suite("Delivery policy: communication and Focus")
 struct FocusAndSummaryRuleTests {
     @Test("Communication: breaks through a Focus that allows the sender, however the handle is written")

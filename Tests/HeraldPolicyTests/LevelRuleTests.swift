@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldPolicy
 import Testing
 
-/// The DESIGN.md rows for authorization and interruption levels.
+/// The docs/delivery-policy.md rows for authorization and interruption levels.
 @Suite("Delivery policy: authorization and levels")
 struct LevelRuleTests {
     @Test("Denied or not-determined authorization: not delivered", arguments: [

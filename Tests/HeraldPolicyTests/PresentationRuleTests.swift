@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldPolicy
 import Testing
 
-/// The DESIGN.md rows for the ringer, Announce, the foreground app, previews and expiry.
+/// The docs/delivery-policy.md rows for the ringer, Announce, the foreground app, previews and expiry.
 @Suite("Delivery policy: presentation")
 struct PresentationRuleTests {
     @Test("Silent ringer: no sound, except critical")

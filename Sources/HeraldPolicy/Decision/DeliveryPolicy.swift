@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 
 /// Decides how `notification` interrupts on a device: the delivery-policy contract of
-/// DESIGN.md, one rule per row, each recorded as a reason code.
+/// docs/delivery-policy.md, one rule per row, each recorded as a reason code.
 ///
 /// Rules, in order: expiry → authorization → level (entitlements and settings) →
 /// communication → provisional → Scheduled Summary → Focus → presentation (passive, alert
