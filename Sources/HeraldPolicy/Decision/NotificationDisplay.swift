@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldLocalization
-import HeraldPolicy
 
 /// What the device shows for a notification: title, subtitle and body, after everything the device
 /// does to the `alert` as sent. Kept in the stored decision (`display`), so the list, the stream and
@@ -20,13 +19,19 @@ import HeraldPolicy
 ///
 /// A notification none of these apply to (no loc key, not communication, preview shown) has no
 /// `display` in its decision: it shows its `alert` as sent, and computing it costs nothing.
-struct NotificationDisplay: Codable, Sendable, Hashable {
-    var title: String?
-    var subtitle: String?
-    var body: String?
+public struct NotificationDisplay: Codable, Sendable, Hashable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+
+    public init(title: String?, subtitle: String?, body: String?) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+    }
 
     /// Every key written, absent ones as `null`, like the API's `alert`.
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(title, forKey: .title)
         try container.encode(subtitle, forKey: .subtitle)
@@ -35,7 +40,7 @@ struct NotificationDisplay: Codable, Sendable, Hashable {
 
     /// What the device shows, or nil when that is the `alert` as sent (or there is no alert).
     /// `communication` is the content the decision treats as communication (nil when it does not).
-    static func make(
+    public static func make(
         alert: Alert?, communication: CommunicationContent?, preview: PreviewDecision,
         localizations: @autoclosure () -> AppLocalizations, locale: String
     ) -> NotificationDisplay? {

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldPolicy
 import Synchronization
 
 /// The decision JSON stored with a notification — and shown to clients as it is stored, the same in
@@ -12,19 +11,30 @@ import Synchronization
 /// as sent (see `NotificationDisplay`).
 ///
 /// `Decision` decodes from this JSON as it is (it ignores the extra key).
-struct StoredDecision: Codable, Sendable, Hashable {
+public struct StoredDecision: Codable, Sendable, Hashable {
     /// The Focus that was on when it was decided.
-    struct FocusRef: Codable, Sendable, Hashable {
-        var id: String
-        var name: String
-        var kind: FocusKind
+    public struct FocusRef: Codable, Sendable, Hashable {
+        public var id: String
+        public var name: String
+        public var kind: FocusKind
+
+        public init(id: String, name: String, kind: FocusKind) {
+            self.id = id
+            self.name = name
+            self.kind = kind
+        }
     }
 
     /// The Scheduled Summary that released it.
-    struct SummaryRef: Codable, Sendable, Hashable {
+    public struct SummaryRef: Codable, Sendable, Hashable {
         /// The summary time (slot), milliseconds since 1970.
-        var slotMilliseconds: Int64
-        var isFeatured: Bool
+        public var slotMilliseconds: Int64
+        public var isFeatured: Bool
+
+        public init(slotMilliseconds: Int64, isFeatured: Bool) {
+            self.slotMilliseconds = slotMilliseconds
+            self.isFeatured = isFeatured
+        }
 
         enum CodingKeys: String, CodingKey {
             case slotMilliseconds = "slot_ms", isFeatured = "featured"
@@ -33,12 +43,12 @@ struct StoredDecision: Codable, Sendable, Hashable {
 
     /// The sender of a communication notification (`communication.sender`):
     /// `{"name": …, "handle": …, "handle_type": "phone" | "email" | "app"}`.
-    struct SenderRef: Codable, Sendable, Hashable {
+    public struct SenderRef: Codable, Sendable, Hashable {
         /// The name shown (the display name, else the handle as sent).
-        var name: String
-        var handle: PersonHandle
+        public var name: String
+        public var handle: PersonHandle
 
-        init(name: String, handle: PersonHandle) {
+        public init(name: String, handle: PersonHandle) {
             self.name = name
             self.handle = handle
         }
@@ -46,7 +56,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
         private enum CodingKeys: String, CodingKey { case name, handle, handleType = "handle_type" }
         private static let typeNames: [PersonHandle.Kind: String] = [.phoneNumber: "phone", .emailAddress: "email", .appSpecific: "app"]
 
-        init(from decoder: any Decoder) throws {
+        public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let typeName = try container.decode(String.self, forKey: .handleType)
             guard let kind = Self.typeNames.first(where: { $0.value == typeName })?.key else {
@@ -56,7 +66,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
             handle = PersonHandle(try container.decode(String.self, forKey: .handle), kind: kind)
         }
 
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(handle.value, forKey: .handle)
@@ -64,23 +74,23 @@ struct StoredDecision: Codable, Sendable, Hashable {
         }
     }
 
-    struct Context: Codable, Sendable, Hashable {
-        var focus: FocusRef?
-        var audioRoute: AudioRoute
-        var summary: SummaryRef?
+    public struct Context: Codable, Sendable, Hashable {
+        public var focus: FocusRef?
+        public var audioRoute: AudioRoute
+        public var summary: SummaryRef?
         /// The Focus whose end (or change) released it.
-        var releasedFrom: FocusRef?
+        public var releasedFrom: FocusRef?
         /// The sender, when the payload's `communication` key is valid.
-        var sender: SenderRef?
+        public var sender: SenderRef?
         /// Why the payload's `communication` key was not valid (reason `communication-invalid`).
-        var communicationError: String?
+        public var communicationError: String?
 
         enum CodingKeys: String, CodingKey {
             case focus, summary, sender, audioRoute = "audio_route", releasedFrom = "released_from"
             case communicationError = "communication_error"
         }
 
-        init(focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
+        public init(focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
              sender: SenderRef? = nil, communicationError: String? = nil) {
             self.focus = focus
             self.audioRoute = audioRoute
@@ -91,7 +101,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
         }
 
         /// Every key written, absent ones as `null` (one shape for clients).
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(focus, forKey: .focus)
             try container.encode(audioRoute, forKey: .audioRoute)
@@ -102,22 +112,22 @@ struct StoredDecision: Codable, Sendable, Hashable {
         }
     }
 
-    var decision: Decision
-    var context: Context
+    public var decision: Decision
+    public var context: Context
     /// What the device shows; nil when it shows the `alert` as sent.
-    var display: NotificationDisplay?
+    public var display: NotificationDisplay?
     /// The actions to show: those of the notification's category (as registered), nil when it has
     /// none or the notification is not delivered.
-    var actions: JSONValue?
+    public var actions: JSONValue?
 
-    init(decision: Decision, context: Context, display: NotificationDisplay? = nil, actions: JSONValue? = nil) {
+    public init(decision: Decision, context: Context, display: NotificationDisplay? = nil, actions: JSONValue? = nil) {
         self.decision = decision
         self.context = context
         self.display = display
         self.actions = actions
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         decision = try Decision(from: decoder)
         let container = try decoder.container(keyedBy: ExtraKeys.self)
         context = try container.decodeIfPresent(Context.self, forKey: .context) ?? Context(audioRoute: .none)
@@ -125,7 +135,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
         actions = try container.decodeIfPresent(JSONValue.self, forKey: .actions)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         try decision.encode(to: encoder)
         var container = encoder.container(keyedBy: ExtraKeys.self)
         try container.encode(context, forKey: .context)
@@ -140,7 +150,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
     /// Encoded once per distinct decision: the pushes of a busy app to a device (or to many devices
     /// with the same settings) are decided alike, and `JSONEncoder` was the largest cost of the push
     /// path. Decisions that show something of their own (`display`) are rarer and not remembered.
-    func jsonText() throws -> String {
+    public func jsonText() throws -> String {
         guard display == nil else { return try encoded() }
         if let text = Self.remembered.withLock({ $0[self] }) { return text }
         let text = try encoded()
@@ -159,7 +169,7 @@ struct StoredDecision: Codable, Sendable, Hashable {
     private static let remembered = Mutex<[StoredDecision: String]>([:])
 
     /// The stored decision of a row; nil when it has none or it does not read.
-    static func read(_ row: StoredNotification) -> StoredDecision? {
+    public static func read(_ row: StoredNotification) -> StoredDecision? {
         guard let text = row.decision else { return nil }
         return try? JSONDecoder().decode(StoredDecision.self, from: Data(text.utf8))
     }
@@ -172,13 +182,13 @@ struct StoredDecision: Codable, Sendable, Hashable {
 }
 
 /// Reason codes the server adds to a pure decision when it releases a held notification.
-enum ServerReason {
+public enum ServerReason {
     /// Released by its Focus ending (or changing) and decided again.
-    static let releasedFromFocus = ReasonCode(rawValue: "released-focus-ended")
+    public static let releasedFromFocus = ReasonCode(rawValue: "released-focus-ended")
     /// Released when the app left the Scheduled Summary or the summary was turned off.
-    static let releasedFromSummary = ReasonCode(rawValue: "released-summary-off")
+    public static let releasedFromSummary = ReasonCode(rawValue: "released-summary-off")
     /// Delivered quietly in a Scheduled Summary.
-    static let summaryDelivered = ReasonCode(rawValue: "summary-delivered")
+    public static let summaryDelivered = ReasonCode(rawValue: "summary-delivered")
     /// The payload's `communication` key is not valid: not treated as a message or call.
-    static let communicationInvalid = ReasonCode(rawValue: "communication-invalid")
+    public static let communicationInvalid = ReasonCode(rawValue: "communication-invalid")
 }
