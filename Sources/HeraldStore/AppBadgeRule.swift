@@ -1,5 +1,6 @@
 import GRDB
 import HeraldCore
+import HeraldPolicy
 
 /// The app badge a notification sets (what the `notifications_badge_on_decision` trigger applies
 /// for decision updates, in Swift for the group commit's inserts and the live streams' badge events).
@@ -8,15 +9,8 @@ public enum AppBadgeRule {
     /// parser reads it (a number, a numeric string or a boolean, 0…Int32.max), when its decision
     /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
     public static func appliedBadge(_ notification: StoredNotification) -> Int? {
-        guard !notification.isRemoved, let decision = notification.decision,
+        guard !notification.isRemoved, notification.decision?.decision.badge == true,
               JSONWriter.contains(#""badge""#, in: notification.payload) else { return nil }
-        if let applies = notification.arrival.appliesBadge {
-            guard applies else { return nil }
-        } else {
-            guard JSONWriter.contains(#""badge""#, in: decision),
-                  case .bool(true)? = (try? JSONParser.parse(Array(decision.utf8)))?.objectValue?["badge"]
-            else { return nil }
-        }
         if let parsed = notification.arrival.payload { return parsed.aps.badge }
         let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
         guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else {

@@ -17,12 +17,12 @@ public struct UnsupportedStoreOperation: Error, Hashable, Sendable, CustomString
 // the API reports it as an internal error. `SQLiteStore` implements every one of them.
 extension HeraldStore {
     public func updateDecision(
-        deviceID: String, id: String, disposition: String, decision: String, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification? {
         throw UnsupportedStoreOperation("updateDecision")
     }
 
-    public func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification] {
+    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification] {
         throw UnsupportedStoreOperation("heldNotifications")
     }
 

@@ -85,22 +85,21 @@ public protocol HeraldStore: Sendable {
     func latestCursor() async throws -> Int64
 
     // MARK: Decisions
-    // A notification's decision is its disposition's raw value (a `Disposition`) and the `Decision` as
-    // JSON text, both set or both nil. `insert` stores what the notifications carry.
+    // A notification's decision is a `StoredDecision` (nil until decided). `insert` stores what the
+    // notifications carry.
 
     /// Sets the decision of the device's live notification with a new seq (the stream shows it);
     /// nil when there is no such notification (tombstones included). A decision equal to the stored
-    /// one (disposition, JSON and release time) changes nothing and returns the row as it is.
-    /// `releasedAt` is stored as given (nil clears it); `date` is the instant of the change, which
-    /// the row does not record separately. `invalid` when the disposition is not a `Disposition` or
-    /// the decision is not JSON.
+    /// one (and the same release time) changes nothing and returns the row as it is. `releasedAt` is
+    /// stored as given (nil clears it); `date` is the instant of the change, which the row does not
+    /// record separately. A decision that starts applying the badge (`AppBadgeRule`) sets the app's badge.
     func updateDecision(
-        deviceID: String, id: String, disposition: String, decision: String, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification?
     /// The live notifications of these devices whose disposition is one of `dispositions`, oldest
     /// (by arrival) first. `invalid` unless every disposition is a held one (`heldForFocus`,
     /// `heldForSummary`).
-    func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification]
+    func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification]
 
     /// The notifications in one thread of the device's list: the app's live notifications (not
     /// removed, not `notDelivered`) with this `thread-id`, or without one when `threadID` is nil (an

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldPolicy
 
 /// The `notifications` table: one row per notification of a device's list, in its latest state.
 ///
@@ -58,8 +59,8 @@ enum NotificationRow {
         values.append(notification.payload)
         values.append(notification.receivedAt.storedMilliseconds)
         values.append(notification.deliveredAt?.storedMilliseconds)
-        values.append(notification.disposition)
-        values.append(notification.decision)
+        values.append(notification.disposition?.rawValue)
+        values.append(notification.decisionJSON)
         values.append(notification.releasedAt?.storedMilliseconds)
         values.append(thread)
     }
@@ -96,7 +97,7 @@ enum NotificationRow {
         guard let pushType = PushType(rawValue: pushTypeName) else {
             throw StoreError(.invalid, "A stored notification has a push type this version does not know.")
         }
-        return StoredNotification(
+        var notification = StoredNotification(
             seq: try row.decode(atIndex: 0),
             id: try row.decode(atIndex: 1),
             deviceID: try row.decode(atIndex: 2),
@@ -112,10 +113,13 @@ enum NotificationRow {
             readAt: try date(row, 12),
             dismissedAt: try date(row, 13),
             removedAt: try date(row, 14),
-            disposition: try row.decode(atIndex: 15),
-            decision: try row.decode(atIndex: 16),
             releasedAt: try date(row, 17)
         )
+        // The disposition column (15) is the decision's, kept for the held and summary indexes.
+        if let text: String = try row.decode(atIndex: 16) {
+            notification.setDecision(StoredDecision.decoded(from: text), json: text)
+        }
+        return notification
     }
 
     private static func date(_ row: Row, _ index: Int) throws -> Date? {

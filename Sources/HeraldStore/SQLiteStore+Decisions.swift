@@ -3,14 +3,13 @@ import GRDB
 import HeraldCore
 import HeraldPolicy
 
-// Each notification's delivery decision: its disposition's raw value and the Decision as JSON text.
-// A new decision is a change of the row, so it takes a new seq like a read or a dismissal.
+// Each notification's delivery decision: a `StoredDecision`, kept as its JSON text (the one public
+// shape) with its disposition in a column of its own for the held and summary indexes. A new decision
+// is a change of the row, so it takes a new seq like a read or a dismissal.
 
 extension SQLiteStore {
-    /// The dispositions of held notifications: the `notifications_held` index and `heldSQL` list them
+    /// Held notifications: the `notifications_held` index and `heldSQL` list their dispositions
     /// literally (a partial index is used only for a query that repeats its condition).
-    static let heldDispositions: Set<String> = [Disposition.heldForFocus.rawValue, Disposition.heldForSummary.rawValue]
-
     /// Notifications released by a Scheduled Summary are no longer held (`SummaryOverlay`).
     static let heldSQL = """
         SELECT \(NotificationRow.columns) FROM notifications n
@@ -30,45 +29,44 @@ extension SQLiteStore {
 
     static let decisionMessages = ConstraintMessages(
         notFound: "The notification's device or app does not exist.",
-        invalid: "The decision is not valid JSON."
+        invalid: "The decision could not be stored."
     )
 
     public func updateDecision(
-        deviceID: String, id: String, disposition: String, decision: String, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification? {
-        try Self.validate(disposition: disposition)
+        let text = try decision.jsonText()
         return try await write(Self.decisionMessages) { db in
             guard let current = try NotificationRow.fetchOne(db, sql: Self.liveSQL, arguments: [deviceID, id]) else {
                 return nil
             }
             let released = releasedAt?.storedMilliseconds
-            if current.disposition == disposition, current.decision == decision,
-               current.releasedAt?.storedMilliseconds == released {
+            if current.decision == decision, current.releasedAt?.storedMilliseconds == released {
                 return current
             }
             let seq = try Self.latestSeq(db) + 1
-            return try NotificationRow.fetchOne(
-                db, sql: Self.decideSQL, arguments: [disposition, decision, released, seq, seq, deviceID, id]
-            )
+            let arguments: StatementArguments = [decision.decision.disposition.rawValue, text, released, seq, seq, deviceID, id]
+            guard let updated = try NotificationRow.fetchOne(db, sql: Self.decideSQL, arguments: arguments) else { return nil }
+            // The app badge follows a decision that starts applying it (a held notification released):
+            // `AppBadgeRule`, the same rule as the group commit's inserts.
+            if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
+                var latest = AppBadgeRule.Latest()
+                latest.note(updated, badge: badge, seq: seq)
+                try latest.store(db)
+            }
+            return updated
         }
     }
 
-    public func heldNotifications(deviceIDs: [String], dispositions: [String]) async throws -> [StoredNotification] {
-        for disposition in dispositions where !Self.heldDispositions.contains(disposition) {
-            throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition) ones.")
+    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification] {
+        for disposition in dispositions where !disposition.isHeld {
+            throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition.rawValue) ones.")
         }
         guard !deviceIDs.isEmpty, !dispositions.isEmpty else { return [] }
         let devices = try Self.jsonArray(deviceIDs)
-        let held = try Self.jsonArray(dispositions)
+        let held = try Self.jsonArray(dispositions.map(\.rawValue).sorted())
         return try await read { db in
             try NotificationRow.fetchAll(db, sql: Self.heldSQL, arguments: [devices, held])
-        }
-    }
-
-    /// `invalid` unless `disposition` is the raw value of a `Disposition`.
-    static func validate(disposition: String) throws {
-        guard Disposition(rawValue: disposition) != nil else {
-            throw StoreError(.invalid, "\(disposition) is not a disposition.")
         }
     }
 

@@ -71,9 +71,6 @@ extension SQLiteStore {
         var threads: [String?]
 
         init(_ notifications: [StoredNotification]) throws {
-            for notification in notifications {
-                if let disposition = notification.disposition { try SQLiteStore.validate(disposition: disposition) }
-            }
             self.notifications = notifications
             badges = notifications.map(AppBadgeRule.appliedBadge)
             threads = notifications.map(NotificationRow.threadKey)

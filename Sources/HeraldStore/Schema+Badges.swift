@@ -73,6 +73,13 @@ extension Schema {
         try db.execute(sql: "DROP TRIGGER notifications_badge_on_insert")
     }
 
+    /// The decision trigger goes too: `SQLiteStore.updateDecision` applies the badge of a decision
+    /// that starts applying it with `AppBadgeRule`, the one badge rule (it read the decision's JSON
+    /// in SQL, a second copy of the rule that a renamed key would have broken silently).
+    static func applyDecisionBadgesInStore(_ db: Database) throws {
+        try db.execute(sql: "DROP TRIGGER notifications_badge_on_decision")
+    }
+
     /// Whether the row `row` (NEW or OLD) has a decision that applies a badge its payload carries.
     /// CASE evaluates lazily, so a payload SQLite can't read never fails the write.
     private static func appliesBadge(_ row: String) -> String {

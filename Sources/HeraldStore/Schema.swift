@@ -19,6 +19,7 @@ enum Schema {
         migrator.registerMigration("v8-insert-badges-in-store", migrate: applyInsertBadgesInStore)
         migrator.registerMigration("v9-thread-key", migrate: storeThreadKey)
         migrator.registerMigration("v10-public-decision-shape", migrate: storePublicDecisionShape)
+        migrator.registerMigration("v11-decision-badges-in-store", migrate: applyDecisionBadgesInStore)
         return migrator
     }
 

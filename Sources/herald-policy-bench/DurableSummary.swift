@@ -49,7 +49,10 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
         try await store.createUser(User(userID: "user\(user)", name: "User \(user)", createdAt: epoch), tokenDigest: String(format: "%064x", user))
         try await store.createDevice(Device(deviceID: "device\(user)", userID: "user\(user)", name: "Phone", createdAt: epoch))
     }
-    let heldDecision = heldDecisionJSON()
+    let heldDecision = StoredDecision(
+        decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
+        context: StoredDecision.Context(audioRoute: .none)
+    )
     var batch: [StoredNotification] = []
     batch.reserveCapacity(10_000)
     for user in 0..<users {
@@ -61,7 +64,7 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
                 seq: 0, id: "u\(user)n\(index)", deviceID: "device\(user)", bundleID: bundleIDs[appIndex],
                 topic: bundleIDs[appIndex], pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
                 payload: payload, receivedAt: epoch.addingTimeInterval(Double(Int.random(in: 0..<36_000, using: &rng))),
-                disposition: Disposition.heldForSummary.rawValue, decision: heldDecision
+                decision: heldDecision
             ))
             if batch.count == 10_000 {
                 _ = try await store.insert(batch)
@@ -115,9 +118,9 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
     let feed = try await store.summaryEvents(deviceID: "device0", after: 0, through: nil, limit: 10)
     let eventReadMilliseconds = seconds(clock.now - readStart) * 1000
     let listed = try await store.notifications(deviceID: "device\(users - 1)", after: 0, limit: perUser, now: slot)
-    let stillHeld = try await store.heldNotifications(deviceIDs: ["device0"], dispositions: [Disposition.heldForSummary.rawValue])
+    let stillHeld = try await store.heldNotifications(deviceIDs: ["device0"], dispositions: [.heldForSummary])
     guard feed.count == 1, feed[0].notifications.count == perUser,
-          listed.count == perUser, listed.allSatisfy({ $0.disposition == Disposition.listedSilently.rawValue && $0.releasedAt == slot }),
+          listed.count == perUser, listed.allSatisfy({ $0.disposition == .listedSilently && $0.releasedAt == slot }),
           stillHeld.isEmpty, digests == users, released == users * perUser, deliveredAgain == 0
     else {
         throw BenchError(description: "the durable release did not show as released (events \(feed.count), listed \(listed.count), held \(stillHeld.count), digests \(digests), released \(released), again \(deliveredAgain))")
@@ -133,10 +136,3 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
 }
 
 /// A held-for-summary decision as the push pipeline stores it (the `Decision` and its `context`).
-func heldDecisionJSON() -> String {
-    let decision = Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld])
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let text = String(decoding: try! encoder.encode(decision), as: UTF8.self)
-    return #"{"context":{"audio_route":"none"},"# + text.dropFirst()
-}

@@ -130,9 +130,8 @@ struct AppResourceRoutesTests {
         let decision = Decision(
             disposition: .heldForFocus, effectiveLevel: .active, focusID: "work", reasons: [.focusHeld]
         )
-        let json = String(decoding: try JSONEncoder().encode(decision), as: UTF8.self)
         _ = try await harness.store.updateDecision(
-            deviceID: device.deviceID, id: "n1", disposition: decision.disposition.rawValue, decision: json,
+            deviceID: device.deviceID, id: "n1", decision: StoredDecision(decision: decision, context: .init(audioRoute: .none)),
             releasedAt: nil, at: harness.clock.now()
         )
         try await harness.makeApplication().test(.router) { client in
@@ -143,12 +142,10 @@ struct AppResourceRoutesTests {
             #expect(response.json["reasons"]?[0]?["code"] == .string(ReasonCode.focusHeld.rawValue))
             #expect(response.json["reasons"]?[0]?["sentence"] == .string("Held: the Work Focus is on and \(TestHarness.bundleID) is not an allowed app."))
 
-            // The server's stored form: the Decision's keys plus a `context` naming the Focus that was on.
-            var object = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)).objectValue)
-            object["context"] = .object(["focus": .object(["id": .string("gym"), "name": .string("Gym"), "kind": .string("custom")]), "audio_route": .string("none")])
-            let withContext = String(decoding: try JSONEncoder().encode(JSONValue.object(object)), as: UTF8.self)
+            // The decision's `context` names the Focus that was on, as it was named then.
+            let gym = StoredDecision.FocusRef(id: "gym", name: "Gym", kind: .custom)
             _ = try await harness.store.updateDecision(
-                deviceID: device.deviceID, id: "n1", disposition: decision.disposition.rawValue, decision: withContext,
+                deviceID: device.deviceID, id: "n1", decision: StoredDecision(decision: decision, context: .init(focus: gym, audioRoute: .none)),
                 releasedAt: nil, at: harness.clock.now()
             )
             let named = try await client.execute(uri: "/v1/notifications/N1/decision", method: .get, headers: bearer(token))

@@ -2,6 +2,7 @@ import Foundation
 @testable import HeraldAPI
 import Foundation
 import HeraldCore
+import HeraldPolicy
 import HeraldStore
 import Logging
 import Testing
@@ -150,8 +151,10 @@ struct NotificationJSONTests {
             receivedAt: Date(timeIntervalSince1970: 1_800_000_000.123), readAt: Date(timeIntervalSince1970: 1_800_000_001)
         )
         var decided = row
-        decided.disposition = "alerted"
-        decided.decision = #"{"disposition":"alerted","reasons":["default-alert"]}"#
+        decided.decision = StoredDecision(
+            decision: Decision(disposition: .alerted, banner: .banner, effectiveLevel: .active, reasons: [ReasonCode(rawValue: "default-alert")]),
+            context: .init(audioRoute: .none), display: NotificationDisplay(title: "Shown", subtitle: nil, body: "here")
+        )
         for sample in [row, decided] {
             let json = NotificationJSON(sample)
             let fast = try JSONParser.parse(json.jsonBytes)

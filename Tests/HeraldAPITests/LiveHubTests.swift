@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import Testing
 
 /// A change row of a device, for hub tests that don't need a store.

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldStore
 @testable import HeraldAPI
 import NIOCore
 import Testing

@@ -24,8 +24,7 @@ struct ThreadRoutesTests {
             seq: 0, id: id, deviceID: device.deviceID, bundleID: app, topic: app, pushType: .alert, priority: 10,
             collapseID: nil, expiration: nil, payload: #"{"aps":{\#(members)}}"#,
             receivedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)),
-            disposition: disposition.rawValue,
-            decision: String(decoding: try! JSONEncoder().encode(decision), as: UTF8.self)
+            decision: StoredDecision(decision: decision, context: .init(audioRoute: .none))
         )
     }
 

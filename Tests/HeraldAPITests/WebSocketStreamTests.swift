@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldPolicy
 import HeraldStore
 import Hummingbird
 import HummingbirdTesting
@@ -84,13 +85,16 @@ struct WebSocketStreamTests {
     func summaryMessage() async throws {
         let harness = try TestHarness(.sqlite)
         let (token, device) = try await harness.makeDevice()
-        let decision = #"{"disposition":"heldForSummary","reasons":["summary-held"],"context":{"audio_route":"none"}}"#
+        let decision = StoredDecision(
+            decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
+            context: .init(audioRoute: .none)
+        )
         _ = try await harness.store.insert(["a", "b"].map { id in
             StoredNotification(
                 seq: 0, id: id, deviceID: device.deviceID, bundleID: TestHarness.bundleID, topic: TestHarness.bundleID,
                 pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
                 payload: #"{"aps":{"alert":{"title":"T","body":"\#(id)"}}}"#, receivedAt: harness.clock.now(),
-                disposition: "heldForSummary", decision: decision
+                decision: decision
             )
         })
         try await harness.makeApplication().test(.live) { client in

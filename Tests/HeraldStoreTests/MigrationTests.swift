@@ -24,7 +24,7 @@ struct MigrationTests {
         """
 
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key", "v10-public-decision-shape"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key", "v10-public-decision-shape", "v11-decision-badges-in-store"])
     }
 
     @Test func everyTableIsStrict() async throws {
@@ -172,11 +172,10 @@ struct MigrationTests {
 
         // And the policy works on them
         let decided = try await store.updateDecision(
-            deviceID: Fixture.deviceID, id: "n1", disposition: "heldForSummary",
-            decision: Fixture.decisionJSON(.heldForSummary), releasedAt: nil, at: Fixture.time(5)
+            deviceID: Fixture.deviceID, id: "n1", decision: Fixture.decision(.heldForSummary), releasedAt: nil, at: Fixture.time(5)
         )
         #expect(decided?.seq == 3)
-        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID], dispositions: ["heldForSummary"]).map(\.id) == ["n1"])
+        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID], dispositions: [.heldForSummary]).map(\.id) == ["n1"])
         try await store.setDeviceState(DeviceState(isLocked: false), deviceID: Fixture.deviceID)
         #expect(try await store.policyContext(deviceID: Fixture.deviceID)?.deviceState?.isLocked == false)
         try await store.close()

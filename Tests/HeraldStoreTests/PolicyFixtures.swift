@@ -25,15 +25,20 @@ extension Fixture {
         try await store.createDevice(Device(deviceID: strangerDeviceID, userID: otherUserID, name: "other", createdAt: time()))
     }
 
-    /// A `Decision` as JSON text, as the push pipeline stores it.
-    static func decisionJSON(_ disposition: Disposition, focusID: String? = nil) -> String {
-        let decision = Decision(
-            disposition: disposition, banner: disposition == .alerted ? .banner : .none,
-            effectiveLevel: .active, focusID: focusID, reasons: disposition.isHeld ? [.summaryHeld] : []
+    /// A decision as the push pipeline stores it.
+    static func decision(_ disposition: Disposition, focusID: String? = nil) -> StoredDecision {
+        StoredDecision(
+            decision: Decision(
+                disposition: disposition, banner: disposition == .alerted ? .banner : .none,
+                effectiveLevel: .active, focusID: focusID, reasons: disposition.isHeld ? [.summaryHeld] : []
+            ),
+            context: StoredDecision.Context(audioRoute: .none)
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try! encoder.encode(decision), as: UTF8.self)
+    }
+
+    /// The JSON text the store keeps for `decision(disposition, focusID:)`.
+    static func decisionJSON(_ disposition: Disposition, focusID: String? = nil) -> String {
+        try! decision(disposition, focusID: focusID).jsonText()
     }
 
     /// A new notification carrying its decision.
@@ -42,8 +47,7 @@ extension Fixture {
         receivedAt: Date = time(), focusID: String? = nil
     ) -> StoredNotification {
         var notification = notification(id, device: device, app: app, receivedAt: receivedAt)
-        notification.disposition = disposition.rawValue
-        notification.decision = decisionJSON(disposition, focusID: focusID)
+        notification.decision = decision(disposition, focusID: focusID)
         return notification
     }
 

@@ -37,7 +37,7 @@ struct SummaryDeliveryTests {
 
     /// The decision JSON of a row as an object.
     private func decision(_ row: StoredNotification?) throws -> [String: Any] {
-        let text = try #require(row?.decision)
+        let text = try #require(row?.decisionJSON)
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
@@ -111,7 +111,7 @@ struct SummaryDeliveryTests {
         // And every read shows the released state: listed silently, released at the release, the summary in the decision
         let a = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
         #expect(a.seq == before.seq)
-        #expect(a.disposition == "listedSilently" && a.releasedAt == now)
+        #expect(a.disposition == .listedSilently && a.releasedAt == now)
         let decisionA = try decision(a)
         #expect(decisionA["disposition"] as? String == "listedSilently")
         #expect(decisionA["notification_center"] as? Bool == true && decisionA["banner"] as? String == "none")
@@ -120,15 +120,15 @@ struct SummaryDeliveryTests {
         let summaryA = try #require((decisionA["context"] as? [String: Any])?["summary"] as? [String: Any])
         #expect(summaryA["slot_ms"] as? Int64 == slot.storedMilliseconds && summaryA["featured"] as? Bool == true)
         let b = try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).first { $0.id == "b" }
-        #expect(b?.disposition == "listedSilently")
+        #expect(b?.disposition == .listedSilently)
         #expect(((try decision(b))["context"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["featured"] as? Bool == false)
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "a" } == a)
 
         // The rest is untouched: a Focus hold, an alerted one, one removed before, one that came after the time
-        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "focus")?.disposition == "heldForFocus")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "focus")?.disposition == .heldForFocus)
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "alerted")?.releasedAt == nil)
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "gone" }?.disposition == "heldForSummary")
-        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: ["heldForSummary"]).map(\.id) == ["late"])
+        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "gone" }?.disposition == .heldForSummary)
+        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: [.heldForSummary]).map(\.id) == ["late"])
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == slot)
 
         // And the change feed has the event: the device's digest and its notifications as released
@@ -148,16 +148,15 @@ struct SummaryDeliveryTests {
 
         // Read and dismissed: still released, with the mark
         let read = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(200))
-        #expect(read?.disposition == "listedSilently" && read?.readAt == Fixture.time(200) && read?.releasedAt == now)
-        #expect(try await store.dismiss(deviceID: Fixture.otherDeviceID, id: "b", at: Fixture.time(200))?.disposition == "listedSilently")
+        #expect(read?.disposition == .listedSilently && read?.readAt == Fixture.time(200) && read?.releasedAt == now)
+        #expect(try await store.dismiss(deviceID: Fixture.otherDeviceID, id: "b", at: Fixture.time(200))?.disposition == .listedSilently)
 
         // A new decision holding it for the summary again: held, for the next summary
         let heldAgain = try await store.updateDecision(
-            deviceID: Fixture.deviceID, id: "a", disposition: "heldForSummary",
-            decision: Fixture.decisionJSON(.heldForSummary), releasedAt: nil, at: Fixture.time(300)
+            deviceID: Fixture.deviceID, id: "a", decision: Fixture.decision(.heldForSummary), releasedAt: nil, at: Fixture.time(300)
         )
-        #expect(heldAgain?.disposition == "heldForSummary")
-        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == "heldForSummary")
+        #expect(heldAgain?.disposition == .heldForSummary)
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == .heldForSummary)
         #expect(try await store.summaryCandidates([(Fixture.userID, slot)]).held.map(\.id) == ["a"])
     }
 
@@ -170,12 +169,12 @@ struct SummaryDeliveryTests {
         _ = try await store.insert([Fixture.decided("racing", .heldForSummary, receivedAt: Fixture.time(3000))])
         _ = try await store.releaseSummaries([release], at: now)
 
-        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "racing")?.disposition == "heldForSummary")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "racing")?.disposition == .heldForSummary)
         let next = try await summary(store, slot: Fixture.time(7200))
         #expect(next.devices.flatMap { $0.apps.flatMap(\.ids) } == ["racing", "late"])
         _ = try await store.releaseSummaries([next], at: Fixture.time(7200))
         let racing = try await store.notification(deviceID: Fixture.deviceID, id: "racing")
-        #expect(racing?.disposition == "listedSilently" && racing?.releasedAt == Fixture.time(7200))
+        #expect(racing?.disposition == .listedSilently && racing?.releasedAt == Fixture.time(7200))
         // Each release keeps what it released
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
@@ -222,7 +221,7 @@ struct SummaryDeliveryTests {
         #expect(again == [nil])
         #expect(try await reopened.latestCursor() == cursor)
         #expect(try await reopened.notification(deviceID: Fixture.deviceID, id: "a") == released)
-        #expect(released?.disposition == "listedSilently")
+        #expect(released?.disposition == .listedSilently)
         #expect(try await reopened.recordSummaryDelivery(userID: Fixture.userID, slot: Fixture.time(7200), digest: digest, at: Fixture.time(7200)))
         try await reopened.close()
     }
@@ -249,7 +248,7 @@ struct SummaryDeliveryTests {
         // Then nothing was recorded or released (the good summary in the batch rolled back too)
         #expect(try await store.latestCursor() == cursor)
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == nil)
-        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == "heldForSummary")
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == .heldForSummary)
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
     }
 
@@ -273,7 +272,7 @@ struct SummaryDeliveryTests {
         #expect(results[0]?.map(\.seq) == [cursor + 1, cursor + 2])
         #expect(results[1] == [ReleasedSummary(deviceID: Fixture.strangerDeviceID, seq: cursor + 3)])
         #expect(results[2] == nil)
-        #expect(try await store.notification(deviceID: Fixture.strangerDeviceID, id: "theirs")?.disposition == "listedSilently")
+        #expect(try await store.notification(deviceID: Fixture.strangerDeviceID, id: "theirs")?.disposition == .listedSilently)
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 

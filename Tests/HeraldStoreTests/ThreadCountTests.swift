@@ -37,11 +37,9 @@ struct ThreadCountTests {
     @Test func removedAndUndeliveredNotificationsLeaveTheThread() async throws {
         let store = try await Fixture.makePolicyStore()
         var denied = Self.inThread("x", "chat")
-        denied.disposition = Disposition.notDelivered.rawValue
-        denied.decision = Fixture.decisionJSON(.notDelivered)
+        denied.decision = Fixture.decision(.notDelivered)
         var held = Self.inThread("h", "chat")
-        held.disposition = Disposition.heldForFocus.rawValue
-        held.decision = Fixture.decisionJSON(.heldForFocus, focusID: "work")
+        held.decision = Fixture.decision(.heldForFocus, focusID: "work")
         _ = try await store.insert([Self.inThread("a", "chat"), Self.inThread("b", "chat"), denied, held])
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "chat") == 3)
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(1))

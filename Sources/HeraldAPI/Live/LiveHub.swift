@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Synchronization
 
 /// The fan-out of committed changes to the live sessions of each device.

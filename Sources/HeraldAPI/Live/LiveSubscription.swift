@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Synchronization
 
 /// What a live session learns from the hub.

@@ -43,26 +43,20 @@ struct DecisionRoutes: Sendable {
         if let hook = dependencies.explainNotification, let explanation = try await hook(row, device) {
             return explanation
         }
-        guard let text = row.decision, let decision = try? JSONDecoder().decode(Decision.self, from: Data(text.utf8)) else {
+        guard let stored = row.decision else {
             return DecisionExplanation(decision: nil, explanations: [], releasedAt: row.releasedAt)
         }
+        let decision = stored.decision
         var appName = dependencies.registry.cache.snapshot.apps[row.bundleID]?.name
         if appName == nil { appName = try await store.apps().first { $0.bundleID == row.bundleID }?.name }
-        // The server stores what the sentences name beside the decision (`context`: the Focus that
-        // was on, the audio route); without it, the user's Focus and device state now.
-        let stored = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)))?.objectValue?["context"]?.objectValue
-        var focus: FocusMode?
-        if let ref = stored?["focus"]?.objectValue, let id = ref["id"]?.stringValue, let name = ref["name"]?.stringValue {
-            let kind = ref["kind"]?.stringValue.flatMap(FocusKind.init(rawValue:)) ?? .custom
-            focus = FocusMode(id: id, name: name, kind: kind)
-        } else if let focusID = decision.focusID {
+        // The decision records what the sentences name (`context`: the Focus that was on, the audio route).
+        var focus = stored.context.focus.map { FocusMode(id: $0.id, name: $0.name, kind: $0.kind) }
+        if focus == nil, let focusID = decision.focusID {
             focus = FocusCatalog.modes(stored: try await store.focusModes(userID: device.userID)).first { $0.id == focusID }
         }
-        var audioRoute = stored?["audio_route"]?.stringValue.flatMap(AudioRoute.init(rawValue:))
-        if audioRoute == nil { audioRoute = try await store.deviceState(deviceID: device.deviceID)?.audioRoute }
         let context = ExplanationContext(
-            appName: appName ?? row.bundleID, focus: focus, sender: Self.facts(row),
-            audioRoute: audioRoute ?? .none,
+            appName: appName ?? row.bundleID, focus: focus, sender: stored.context.sender?.handle ?? Self.facts(row),
+            audioRoute: stored.context.audioRoute,
             criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
         )
         return DecisionExplanation(decision: decision, explanations: decision.explanations(context), releasedAt: row.releasedAt)
@@ -84,7 +78,7 @@ enum DecisionJSON {
             "received_at": .string(Timestamp.string(row.receivedAt)),
             "released_at": .optional(Timestamp.string(explanation.releasedAt ?? row.releasedAt)),
             "decided": .bool(explanation.decision != nil),
-            "disposition": .optional(explanation.decision?.disposition.rawValue ?? row.disposition),
+            "disposition": .optional(explanation.decision?.disposition.rawValue ?? row.disposition?.rawValue),
             "decision": explanation.decision.map { decision(row, $0) } ?? .null,
             "reasons": .array(explanation.explanations.map { item in
                 .object(["code": .string(item.code.rawValue), "sentence": .string(item.sentence)])
@@ -101,7 +95,7 @@ enum DecisionJSON {
     /// The decision as the list and the streams show it: the row's stored JSON (the OpenAPI
     /// `Decision`), else the explanation's decision alone in the same shape.
     static func decision(_ row: StoredNotification, _ decision: Decision) -> JSONValue {
-        if let text = row.decision, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
+        if let text = row.decisionJSON, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
         guard let data = try? JSONEncoder().encode(decision) else { return .null }
         return (try? JSONParser.parse(Array(data))) ?? .null
     }

@@ -1,5 +1,7 @@
 import Foundation
 import HeraldCore
+import HeraldPolicy
+import HeraldStore
 
 /// A notification as the JSON API shows it: the stored row, with the payload embedded as JSON and
 /// the fields a client displays extracted from it (`alert` as sent, loc keys unresolved), and
@@ -31,9 +33,9 @@ struct NotificationJSON: Encodable, Hashable {
     var relevanceScore: Double?
     /// How the device's policy decided to present it (`alerted`, `heldForFocus`, …), nil before any.
     var disposition: String?
-    /// The whole decision (banner, sound, preview, reasons …) as stored with the notification.
+    /// The whole decision (banner, sound, preview, reasons …) in its one public shape.
     var decision: JSONValue? { decisionText.flatMap { try? JSONParser.parse(Array($0.utf8)) } }
-    /// The stored decision's JSON text (this server wrote it).
+    /// The decision's JSON text, as the store keeps it (the streams write it as it is).
     private var decisionText: String?
     /// The payload's JSON text when it parsed (it passed validation when it was pushed).
     private var payloadText: String?
@@ -66,8 +68,8 @@ struct NotificationJSON: Encodable, Hashable {
         receivedAt = Timestamp.string(row.receivedAt)
         readAt = Timestamp.string(row.readAt)
         dismissedAt = Timestamp.string(row.dismissedAt)
-        disposition = row.disposition
-        decisionText = row.decision
+        disposition = row.disposition?.rawValue
+        decisionText = row.decisionJSON
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
         // A row on its way from a push carries it parsed (no second parse on the stream).
         let parsed: NotificationPayload?
@@ -79,10 +81,8 @@ struct NotificationJSON: Encodable, Hashable {
             parsed = value.flatMap { try? NotificationPayload(jsonValue: $0) }
             payloadText = value == nil ? nil : row.payload
         }
-        // Only a decision with a `display` is parsed here (the streams write the text as it is).
-        if let decisionText, JSONWriter.contains(#""display""#, in: decisionText),
-           case .object(let shown)? = decision?.objectValue?["display"] {
-            display = AlertJSON(title: shown["title"]?.stringValue, subtitle: shown["subtitle"]?.stringValue, body: shown["body"]?.stringValue)
+        if let shown = row.decision?.display {
+            display = AlertJSON(title: shown.title, subtitle: shown.subtitle, body: shown.body)
         }
         guard let parsed else { return }
         let aps = parsed.aps

@@ -67,7 +67,7 @@ struct ThreadRoutes: Sendable {
 
     static func isVisible(_ row: StoredNotification) -> Bool {
         guard !row.isRemoved, row.dismissedAt == nil else { return false }
-        guard let raw = row.disposition, let disposition = Disposition(rawValue: raw) else { return true }
+        guard let disposition = row.disposition else { return true }
         return disposition != .notDelivered && !disposition.isHeld
     }
 }

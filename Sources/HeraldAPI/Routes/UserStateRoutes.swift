@@ -210,7 +210,7 @@ struct UserStateRoutes: Sendable {
         let user = try await authenticator.requireUser(request)
         let instant = now
         let deviceIDs = try await store.devices(userID: user.userID).map(\.deviceID)
-        let held = try await store.heldNotifications(deviceIDs: deviceIDs, dispositions: [Disposition.heldForSummary.rawValue])
+        let held = try await store.heldNotifications(deviceIDs: deviceIDs, dispositions: [.heldForSummary])
         let preview: SummaryPreview
         if let hook = dependencies.nextSummaryPreview {
             preview = try await hook(user.userID, instant)

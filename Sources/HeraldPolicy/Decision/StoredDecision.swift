@@ -168,11 +168,21 @@ public struct StoredDecision: Codable, Sendable, Hashable {
     private static let rememberedLimit = 4096
     private static let remembered = Mutex<[StoredDecision: String]>([:])
 
-    /// The stored decision of a row; nil when it has none or it does not read.
-    public static func read(_ row: StoredNotification) -> StoredDecision? {
-        guard let text = row.decision else { return nil }
-        return try? JSONDecoder().decode(StoredDecision.self, from: Data(text.utf8))
+    /// The decision `text` holds (as `jsonText()` wrote it); nil when it does not read.
+    ///
+    /// Decoded once per distinct text: rows read back repeat a few decisions (a busy app's pushes
+    /// to a device are decided alike), and `JSONDecoder` costs tens of microseconds per row.
+    public static func decoded(from text: String) -> StoredDecision? {
+        if let decision = decodedTexts.withLock({ $0[text] }) { return decision }
+        guard let decision = try? JSONDecoder().decode(StoredDecision.self, from: Data(text.utf8)) else { return nil }
+        decodedTexts.withLock { decoded in
+            if decoded.count >= rememberedLimit { decoded.removeAll(keepingCapacity: true) }
+            decoded[text] = decision
+        }
+        return decision
     }
+
+    private static let decodedTexts = Mutex<[String: StoredDecision]>([:])
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

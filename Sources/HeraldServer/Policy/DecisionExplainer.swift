@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldStore
 import HeraldPolicy
 
 /// Explains a stored notification's decision for `GET /v1/notifications/{id}/decision`:
@@ -19,9 +20,9 @@ public struct DecisionExplainer: Sendable {
 
     /// The explanation of `row`'s decision; `decision` is null and `reasons` empty while it has none.
     public func explain(_ row: StoredNotification) -> JSONValue {
-        guard let stored = StoredDecision.read(row) else {
+        guard let stored = row.decision else {
             return .object([
-                "id": .string(row.id), "disposition": optional(row.disposition), "decision": .null,
+                "id": .string(row.id), "disposition": optional(row.disposition?.rawValue), "decision": .null,
                 "reasons": .array([]), "released_at": optional(row.releasedAt.map(Self.timestamp)),
                 "display": Self.display(nil, row: row),
             ])
@@ -114,7 +115,7 @@ public struct DecisionExplainer: Sendable {
     /// The decision as the list and the streams show it: the stored JSON (decision, `context`,
     /// `display`, `actions`; the OpenAPI `Decision`), else the decision alone in the same shape.
     static func json(_ stored: StoredDecision, row: StoredNotification) -> JSONValue {
-        if let text = row.decision, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
+        if let text = row.decisionJSON, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
         return (try? JSONParser.parse(Array(stored.jsonText().utf8))) ?? .null
     }
 

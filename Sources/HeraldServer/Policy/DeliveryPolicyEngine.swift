@@ -273,9 +273,7 @@ public final class DeliveryPolicyEngine: Sendable {
     /// decisions, publishes the changed rows to the live hub and returns them in seq order.
     func reevaluateHeld(userID: String, stateChanged: Bool, now: Date) async throws -> [StoredNotification] {
         let devices = try await store.devices(userID: userID)
-        let dispositions = stateChanged
-            ? [Disposition.heldForFocus.rawValue, Disposition.heldForSummary.rawValue]
-            : [Disposition.heldForFocus.rawValue]
+        let dispositions: Set<Disposition> = stateChanged ? [.heldForFocus, .heldForSummary] : [.heldForFocus]
         var changes: [StoredNotification] = []
         for device in devices {
             let rows = try await store.heldNotifications(deviceIDs: [device.deviceID], dispositions: dispositions)
@@ -285,7 +283,7 @@ public final class DeliveryPolicyEngine: Sendable {
             var seqByID: [String: Int64] = [:]
             var shownByID: [String: (content: ShownContent, resources: AppResources)] = [:]
             for row in rows {
-                guard let stored = StoredDecision.read(row) else { continue }
+                guard let stored = row.decision else { continue }
                 let parsed = try await parsed(row)
                 _ = machine.event(.decided(parsed.facts, stored.decision, at: row.receivedAt))
                 seqByID[row.id] = row.seq
@@ -339,8 +337,8 @@ public final class DeliveryPolicyEngine: Sendable {
                         isStored: true, context: context, now: at, released: reason, releasedFrom: releasedFrom
                     )
                     let updated = try await store.updateDecision(
-                        deviceID: device.deviceID, id: facts.id, disposition: decided.disposition.rawValue,
-                        decision: decided.json, releasedAt: decided.disposition.isHeld ? nil : at, at: at
+                        deviceID: device.deviceID, id: facts.id, decision: decided.stored,
+                        releasedAt: decided.disposition.isHeld ? nil : at, at: at
                     )
                     if let updated, updated.seq != seqByID[facts.id] { changes.append(updated) }
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import HeraldPolicy
 
 extension PolicyCoordinator {
@@ -22,7 +23,7 @@ extension DecisionExplainer {
     /// The explanation in the API's shape: the decision and a sentence per reason (the same
     /// sentences as `explain`, including the server's own release and summary reasons).
     public func explanation(_ row: StoredNotification) -> DecisionExplanation {
-        guard let stored = StoredDecision.read(row) else {
+        guard let stored = row.decision else {
             return DecisionExplanation(decision: nil, explanations: [], releasedAt: row.releasedAt)
         }
         let lines = reasonLines(row, stored: stored)

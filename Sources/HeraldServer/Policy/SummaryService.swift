@@ -250,7 +250,7 @@ final class SummaryService: Service {
         guard let first = devices.first else { return SummaryPreview(at: nil, digest: .make(from: [], now: now)) }
         let context = try await engine.context(deviceID: first)
         let at = context.summary.nextDelivery(after: now, in: context.preferences.timeZone)
-        let held = try await store.heldNotifications(deviceIDs: devices, dispositions: [Disposition.heldForSummary.rawValue])
+        let held = try await store.heldNotifications(deviceIDs: devices, dispositions: [.heldForSummary])
         var facts: [NotificationFacts] = []
         for row in held { facts.append(try await engine.facts(of: row)) }
         return SummaryPreview(at: at, digest: .make(from: facts, now: at ?? now))

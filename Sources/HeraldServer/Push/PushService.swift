@@ -104,9 +104,7 @@ public final class PushService: PushHandler {
         respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
         var row = row
-        row.disposition = decided.disposition.rawValue
-        row.decision = decided.json
-        row.arrival.appliesBadge = decided.stored.decision.badge
+        row.setDecision(decided.stored, json: decided.json)
         writer.enqueue(row) { [self, row] result in
             switch result {
             case .success: respond(accepted)

@@ -23,7 +23,7 @@ struct APIHookTests {
         let client = try herald.apnsClient()
         let held = try await herald.push(#"{"alert":{"body":"Standup moved"}}"#, client: client)
         try await client.shutdown()
-        #expect(held.disposition == "heldForFocus")
+        #expect(held.disposition == .heldForFocus)
         let heldJSON = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: held.id))
         let heldSentences = jsonItems(json(heldJSON, "reasons")).compactMap { json($0, "sentence")?.stringValue }
         #expect(heldSentences.contains("Held: the Work Focus is on and Demo is not an allowed app."))
@@ -31,7 +31,7 @@ struct APIHookTests {
         // When the Focus is turned off over the API, the push is released and alerted
         _ = try await api.focusOff(id: "work")
         let changes = try await herald.heldReevaluated(userID)
-        #expect(changes.first { $0.id == held.id }?.disposition == "alerted")
+        #expect(changes.first { $0.id == held.id }?.disposition == .alerted)
         let releasedJSON = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: held.id))
         #expect(json(releasedJSON, "disposition")?.stringValue == "alerted")
         let codes = jsonItems(json(releasedJSON, "reasons")).compactMap { json($0, "code")?.stringValue }

@@ -17,8 +17,8 @@ struct DeliveryDecisionTests {
         let client = try herald.apnsClient()
         let row = try await herald.push(Self.alert, client: client)
 
-        #expect(row.disposition == "alerted")
-        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decision).utf8))
+        #expect(row.disposition == .alerted)
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decisionJSON).utf8))
         #expect(decision.disposition == .alerted)
         #expect(decision.banner == .banner)
         #expect(decision.sound.plays)
@@ -51,7 +51,7 @@ struct DeliveryDecisionTests {
         try await client.shutdown()
 
         // Then it is held, and the explanation names the Focus and the app
-        #expect(held.disposition == "heldForFocus")
+        #expect(held.disposition == .heldForFocus)
         let heldLines = reasons(herald.application.policy.explain(held))
         #expect(heldLines.contains { $0.code == "focus-held" && $0.sentence == "Held: the Work Focus is on and Demo is not an allowed app." })
 
@@ -62,17 +62,17 @@ struct DeliveryDecisionTests {
 
         // Then it is decided again: alerted, with a new seq and its release time, and live
         let released = try #require(changes.first { $0.id == held.id })
-        #expect(released.disposition == "alerted")
+        #expect(released.disposition == .alerted)
         #expect(released.seq > held.seq)
         #expect(released.releasedAt == start.addingTimeInterval(601))
         let stored = try await herald.store.notification(deviceID: herald.demo.deviceID, id: held.id)
-        #expect(stored?.disposition == "alerted")
+        #expect(stored?.disposition == .alerted)
         let live = await session.next()
         guard case .changes(let rows)? = live else {
             Issue.record("the session did not get the released notification")
             return
         }
-        #expect(rows.contains { $0.id == held.id && $0.disposition == "alerted" })
+        #expect(rows.contains { $0.id == held.id && $0.disposition == .alerted })
         session.finish()
         let releasedLines = reasons(herald.application.policy.explain(released))
         #expect(releasedLines.contains { $0.code == "released-focus-ended" && $0.sentence == "Released: the Work Focus ended or changed, so it was decided again." })
@@ -91,7 +91,7 @@ struct DeliveryDecisionTests {
         try await herald.store.upsertFocusMode(reading, userID: userID)
         try await herald.userStateChanged(userID)
         let through = try await herald.push(timeSensitive, client: client)
-        #expect(through.disposition == "alerted")
+        #expect(through.disposition == .alerted)
         let lines = reasons(herald.application.policy.explain(through))
         #expect(lines.contains { $0.code == "focus-allows-time-sensitive" && $0.sentence == "Delivered during the Reading Focus: it lets time-sensitive notifications through." })
 
@@ -99,7 +99,7 @@ struct DeliveryDecisionTests {
         try await herald.store.upsertFocusMode(reading, userID: userID)
         try await herald.userStateChanged(userID)
         let held = try await herald.push(timeSensitive, client: client)
-        #expect(held.disposition == "heldForFocus")
+        #expect(held.disposition == .heldForFocus)
         #expect(reasons(herald.application.policy.explain(held)).map(\.code).contains("focus-disallows-time-sensitive"))
         try await client.shutdown()
         try await herald.stop()
@@ -131,9 +131,9 @@ struct DeliveryDecisionTests {
         )
         try await client.shutdown()
 
-        #expect(active.disposition == "heldForSummary")
-        #expect(critical.disposition == "alerted")
-        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(critical.decision).utf8))
+        #expect(active.disposition == .heldForSummary)
+        #expect(critical.disposition == .alerted)
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(critical.decisionJSON).utf8))
         #expect(decision.effectiveLevel == .critical)
         #expect(decision.sound == SoundDecision(plays: true, bypassesRinger: true, volume: 0.5))
         let lines = reasons(herald.application.policy.explain(critical))
@@ -154,7 +154,7 @@ struct DeliveryDecisionTests {
         let client = try herald.apnsClient()
         let row = try await herald.push(Self.alert, client: client)
         try await client.shutdown()
-        #expect(row.disposition == "notDelivered")
+        #expect(row.disposition == .notDelivered)
         #expect(reasons(herald.application.policy.explain(row)).map(\.sentence) == ["Not delivered: notifications from Demo are turned off."])
         try await herald.stop()
     }

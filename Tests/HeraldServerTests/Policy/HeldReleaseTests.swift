@@ -20,13 +20,13 @@ struct HeldReleaseTests {
         let client = try herald.apnsClient()
         let held = try await herald.push(Self.alert, client: client)
         try await client.shutdown()
-        #expect(held.disposition == "heldForSummary")
+        #expect(held.disposition == .heldForSummary)
 
         try await herald.store.setSummarySchedule(try SummarySchedule(times: [TimeOfDay(hour: 8)], apps: []), userID: userID)
         let changes = try await herald.userStateChanged(userID)
 
         let released = try #require(changes.first { $0.id == held.id })
-        #expect(released.disposition == "alerted")
+        #expect(released.disposition == .alerted)
         #expect(released.seq > held.seq)
         #expect(released.releasedAt == herald.clock.now)
         #expect(reasons(herald.application.policy.explain(released)).map(\.code).contains("released-summary-off"))
@@ -44,13 +44,13 @@ struct HeldReleaseTests {
         let client = try first.apnsClient()
         let held = try await first.push(Self.alert, client: client)
         try await client.shutdown()
-        #expect(held.disposition == "heldForFocus")
+        #expect(held.disposition == .heldForFocus)
         #expect(reasons(first.application.policy.explain(held)).map(\.sentence).contains("Held: the Sleep Focus is on and Demo is not an allowed app."))
         try await first.stop(removingData: false)
 
         let second = try await PolicyHerald.start(at: start.addingTimeInterval(900), directory: first.directory)
         let stored = try await second.store.notification(deviceID: second.demo.deviceID, id: held.id)
-        #expect(stored?.disposition == "alerted")
+        #expect(stored?.disposition == .alerted)
         #expect(stored?.releasedAt == start.addingTimeInterval(900))
         try await second.stop()
     }
@@ -68,7 +68,7 @@ struct HeldReleaseTests {
         let client = try herald.apnsClient()
         let aps = #"{"alert":{"title":"Ann","body":"Lunch?"},"category":"MESSAGE"}"#
         let first = try await herald.push(aps, client: client)
-        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(first.decision).utf8))
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(first.decisionJSON).utf8))
         guard case .hidden(let hidden) = decision.preview else {
             Issue.record("the preview is not hidden")
             return
@@ -85,7 +85,7 @@ struct HeldReleaseTests {
         await herald.application.policy.appResourcesChanged(bundleID: herald.demo.topic)
         let second = try await herald.push(aps, client: client)
         try await client.shutdown()
-        let changed = try JSONDecoder().decode(Decision.self, from: Data(try #require(second.decision).utf8))
+        let changed = try JSONDecoder().decode(Decision.self, from: Data(try #require(second.decisionJSON).utf8))
         guard case .hidden(let hiddenAgain) = changed.preview else {
             Issue.record("the preview is not hidden")
             return
@@ -110,9 +110,9 @@ struct HeldReleaseTests {
         let plain = try await herald.push(#"{"alert":"Hi"}"#, client: client)
         try await client.shutdown()
         let expected = try JSONParser.parse(Array(actions.utf8))
-        #expect(try JSONParser.parse(Array(try #require(withCategory.decision).utf8)).objectValue?["actions"] == expected)
+        #expect(try JSONParser.parse(Array(try #require(withCategory.decisionJSON).utf8)).objectValue?["actions"] == expected)
         for row in [unknown, plain] {
-            #expect(try JSONParser.parse(Array(try #require(row.decision).utf8)).objectValue?["actions"] == .null)
+            #expect(try JSONParser.parse(Array(try #require(row.decisionJSON).utf8)).objectValue?["actions"] == .null)
         }
         try await herald.stop()
     }

@@ -35,8 +35,8 @@ struct NotificationDisplayTests {
         let plain = try await herald.push(payload: #"{"aps":{"alert":{"title":"Sale","body":"50% off"}}}"#, client: client)
 
         // Then Ana's gets through, explained with her name, and shows her name and the group
-        #expect(fromAna.disposition == "alerted")
-        #expect(plain.disposition == "heldForFocus")
+        #expect(fromAna.disposition == .alerted)
+        #expect(plain.disposition == .heldForFocus)
         let lines = reasons(herald.application.policy.explain(fromAna))
         #expect(lines.contains { $0.code == "focus-allowed-person" && $0.sentence == "Delivered during the Work Focus: Ana is an allowed person." })
         let shown = try await herald.display(of: fromAna.id, api: api)
@@ -44,7 +44,7 @@ struct NotificationDisplayTests {
         #expect(shown.decision == shown.list && shown.stream == shown.list)
         // An ordinary one shows its alert as sent, and its decision stores no display
         #expect(try await herald.display(of: plain.id, api: api).list == Display(title: "Sale", subtitle: nil, body: "50% off"))
-        #expect(json(try JSONParser.parse(Array(try #require(plain.decision).utf8)), "display") == .null)
+        #expect(json(try JSONParser.parse(Array(try #require(plain.decisionJSON).utf8)), "display") == .null)
         try await api.shutdown()
         try await client.shutdown()
         try await herald.stop()
@@ -70,7 +70,7 @@ struct NotificationDisplayTests {
 
         let row = try await herald.push(payload: Self.message, client: client, token: token.token, topic: plainApp)
 
-        #expect(row.disposition == "heldForFocus")
+        #expect(row.disposition == .heldForFocus)
         let lines = reasons(herald.application.policy.explain(row))
         #expect(lines.contains { $0.code == "communication-not-entitled" && $0.sentence == "Not treated as a message or call: Chat is not entitled to send communication notifications." })
         #expect(lines.contains { $0.code == "focus-held" })
@@ -90,11 +90,11 @@ struct NotificationDisplayTests {
         let row = try await herald.push(payload: bad, client: client)
         let other = try await herald.push(payload: noHandle, client: client)
 
-        #expect(row.disposition == "alerted" && other.disposition == "alerted")
+        #expect(row.disposition == .alerted && other.disposition == .alerted)
         let lines = reasons(herald.application.policy.explain(row))
         #expect(lines.contains { $0.code == "communication-invalid" && $0.sentence == #"Not treated as a message or call: the push's communication key is not valid: communication.kind must be "message" or "call"."# })
         #expect(reasons(herald.application.policy.explain(other)).contains { $0.sentence.contains("communication.sender.handle must be a non-empty string") })
-        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decision).utf8))
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decisionJSON).utf8))
         #expect(!decision.announce)
         let explained = herald.application.policy.explain(row)
         #expect(json(explained, "display") == .object(["title": .string("Hi"), "subtitle": .null, "body": .string("Hello")]))
@@ -177,7 +177,7 @@ struct NotificationDisplayTests {
         let shown = try await herald.display(of: third.id, api: api)
         #expect(shown.list == Display(title: "Ann", subtitle: nil, body: "3 تعليقات"))
         #expect(shown.stream == shown.list && shown.decision == shown.list)
-        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(third.decision).utf8))
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(third.decisionJSON).utf8))
         guard case .hidden(let hidden) = decision.preview else {
             Issue.record("the preview is not hidden")
             return
@@ -202,20 +202,20 @@ struct NotificationDisplayTests {
         let first = try await herald.push(payload: payload, client: client)
         let second = try await herald.push(payload: payload, client: client)
         try await client.shutdown()
-        #expect(first.disposition == "heldForFocus" && second.disposition == "heldForFocus")
+        #expect(first.disposition == .heldForFocus && second.disposition == .heldForFocus)
         #expect(Self.body(first) == "Notification" && Self.body(second) == "2 Notifications")
 
         // When the Focus ends, both are decided again: the thread holds two, each counted once
         herald.clock.advance(to: start.addingTimeInterval(601))
         let released = try await herald.heldReevaluated(userID)
-        #expect(released.map(\.disposition) == ["alerted", "alerted"])
+        #expect(released.map(\.disposition) == [.alerted, .alerted])
         #expect(released.map(Self.body) == ["2 Notifications", "2 Notifications"])
         try await herald.stop()
     }
 
     /// The body the stored decision's `display` shows.
     static func body(_ row: StoredNotification) -> String? {
-        json(try? JSONParser.parse(Array((row.decision ?? "").utf8)), "display", "body")?.stringValue
+        row.decision?.display?.body
     }
 
     static let russian = stringsdict(key: "NEW_MESSAGES", variable: "messages", format: "d", forms: [

@@ -41,7 +41,7 @@ struct ScheduledSummaryTests {
         try await client.shutdown()
 
         // Then they are held, and the preview shows the next summary with all three
-        #expect(held.allSatisfy { $0.disposition == "heldForSummary" })
+        #expect(held.allSatisfy { $0.disposition == .heldForSummary })
         #expect(reasons(herald.application.policy.explain(held[0])).contains {
             $0.code == "summary-held" && $0.sentence == "Held for the Scheduled Summary: Demo is in the summary."
         })
@@ -64,7 +64,7 @@ struct ScheduledSummaryTests {
         #expect(delivery.events.map(\.deviceID) == [herald.demo.deviceID])
         for row in held {
             let released = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: row.id))
-            #expect(released.disposition == "listedSilently")
+            #expect(released.disposition == .listedSilently)
             #expect(released.releasedAt == slot.date.addingTimeInterval(1))
         }
         let lines = reasons(try await herald.application.explain(deviceID: herald.demo.deviceID, id: held[1].id))
@@ -89,7 +89,7 @@ struct ScheduledSummaryTests {
         let client = try first.apnsClient()
         let held = try await first.push(Self.push("while you were away", relevance: 0.5), client: client)
         try await client.shutdown()
-        #expect(held.disposition == "heldForSummary")
+        #expect(held.disposition == .heldForSummary)
         try await first.stop(removingData: false)
 
         // When Herald starts again after the summary time
@@ -97,7 +97,7 @@ struct ScheduledSummaryTests {
         let stored = try await second.store.notification(deviceID: second.demo.deviceID, id: held.id)
 
         // Then the missed summary was released during start-up
-        #expect(stored?.disposition == "listedSilently")
+        #expect(stored?.disposition == .listedSilently)
         #expect(stored?.releasedAt == slot.date.addingTimeInterval(600))
         let last = try await second.store.lastSummaryDelivery(userID: userID)
         #expect(last == slot.date)
@@ -145,7 +145,7 @@ struct ScheduledSummaryTests {
         let phoneEvent = try #require(try await herald.store.summaryEvents(deviceID: herald.demo.deviceID, after: 0, through: nil, limit: 10).first)
         #expect(phoneEvent.apps == [SummaryAppGroup(bundleID: herald.demo.topic, ids: [ids["low"]!])])
         #expect(phoneEvent.featured.isEmpty)
-        #expect(Set(phoneEvent.notifications.keys) == [ids["low"]!] && phoneEvent.notifications.values.allSatisfy { $0.disposition == "listedSilently" })
+        #expect(Set(phoneEvent.notifications.keys) == [ids["low"]!] && phoneEvent.notifications.values.allSatisfy { $0.disposition == .listedSilently })
         try await herald.stop()
     }
 }

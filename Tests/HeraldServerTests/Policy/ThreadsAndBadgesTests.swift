@@ -65,7 +65,7 @@ struct ThreadsAndBadgesTests {
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
         let held = try await herald.push(#"{"alert":{"body":"later"},"badge":9}"#, client: client)
-        #expect(held.disposition == "heldForFocus")
+        #expect(held.disposition == .heldForFocus)
         #expect(try await Self.badges(api, deviceID) == (5, [app: 5]))
         let duringFocus = try JSONDecoder().decode(JSONValue.self, from: try await api.threads(deviceID: deviceID))
         #expect(!jsonItems(json(duringFocus, "threads")).contains { json($0, "notification", "id")?.stringValue == held.id })
@@ -73,7 +73,7 @@ struct ThreadsAndBadgesTests {
         // When the Focus ends, the released push applies its badge and leads the view
         herald.clock.advance(to: start.addingTimeInterval(601))
         let released = try await herald.heldReevaluated(userID)
-        #expect(released.first { $0.id == held.id }?.disposition == "alerted")
+        #expect(released.first { $0.id == held.id }?.disposition == .alerted)
         #expect(try await Self.badges(api, deviceID) == (9, [app: 9]))
         let afterFocus = try JSONDecoder().decode(JSONValue.self, from: try await api.threads(deviceID: deviceID))
         let newest = jsonItems(json(afterFocus, "threads")).first

@@ -1,10 +1,12 @@
 import Foundation
+import HeraldCore
+import HeraldPolicy
 
 /// A notification in a device's list, in its latest state.
 ///
 /// Every change (new, read, dismissed, removed, replaced) gives the row a new, larger `seq`, so a
 /// session that resumes from a cursor sees each changed notification once, in its latest state.
-public struct StoredNotification: Hashable, Sendable, Codable {
+public struct StoredNotification: Hashable, Sendable {
     /// The change sequence: the cursor of this row's latest change (one global sequence).
     public var seq: Int64
     /// The notification id: the apns-id (unique within a device's list).
@@ -26,27 +28,21 @@ public struct StoredNotification: Hashable, Sendable, Codable {
     public var dismissedAt: Date?
     /// Set on a tombstone: removed by the user or replaced through its collapse id.
     public var removedAt: Date?
-    /// The raw value of the delivery decision's disposition (`alerted`, `heldForSummary`, …); nil
-    /// until the notification is decided.
-    public var disposition: String?
-    /// The delivery decision as JSON text (the store keeps it as it is given); nil until decided.
-    public var decision: String?
+    /// The delivery decision, with what its reasons name; nil until the notification is decided.
+    public var decision: StoredDecision? {
+        didSet { arrival.decisionJSON = nil }
+    }
     /// When a held notification was released (by its Focus ending or by a Scheduled Summary).
     public var releasedAt: Date?
     /// What the push path knew of it (the parsed payload, whether the decision applies the badge),
     /// carried along (neither stored nor compared); empty on rows read from the store.
     public var arrival = ArrivalFacts()
 
-    private enum CodingKeys: String, CodingKey {
-        case seq, id, deviceID, bundleID, topic, pushType, priority, collapseID, expiration, payload, receivedAt
-        case deliveredAt, readAt, dismissedAt, removedAt, disposition, decision, releasedAt
-    }
-
     public init(
         seq: Int64, id: String, deviceID: String, bundleID: String, topic: String, pushType: PushType,
         priority: Int, collapseID: String?, expiration: Int64?, payload: String, receivedAt: Date,
         deliveredAt: Date? = nil, readAt: Date? = nil, dismissedAt: Date? = nil, removedAt: Date? = nil,
-        disposition: String? = nil, decision: String? = nil, releasedAt: Date? = nil
+        decision: StoredDecision? = nil, releasedAt: Date? = nil
     ) {
         self.seq = seq
         self.id = id
@@ -63,9 +59,25 @@ public struct StoredNotification: Hashable, Sendable, Codable {
         self.readAt = readAt
         self.dismissedAt = dismissedAt
         self.removedAt = removedAt
-        self.disposition = disposition
         self.decision = decision
         self.releasedAt = releasedAt
+    }
+
+    /// The decision's disposition; nil until the notification is decided.
+    public var disposition: Disposition? { decision?.decision.disposition }
+
+    /// The decision as the store keeps it and clients read it (the one public JSON shape, see
+    /// `Decision+JSON.swift`): the text it was read or written as, else encoded now.
+    public var decisionJSON: String? {
+        if let text = arrival.decisionJSON { return text }
+        return try? decision?.jsonText()
+    }
+
+    /// Sets the decision with its JSON text, known already (read from the store, or encoded by the
+    /// push path), so it is not encoded again.
+    public mutating func setDecision(_ decision: StoredDecision?, json: String?) {
+        self.decision = decision
+        arrival.decisionJSON = json
     }
 
     /// Whether this row is a tombstone (the stream announces it as `removed`).
@@ -105,12 +117,11 @@ extension StoredNotification {
 public struct ArrivalFacts: Hashable, Sendable {
     /// The payload as parsed on arrival; nil when not carried.
     public let payload: NotificationPayload?
-    /// Whether the stored decision applies the badge (`Decision.badge`); nil when not carried.
-    public var appliesBadge: Bool?
+    /// The decision's JSON text when known (cleared whenever the decision is set without it).
+    public var decisionJSON: String?
 
-    public init(_ payload: NotificationPayload? = nil, appliesBadge: Bool? = nil) {
+    public init(_ payload: NotificationPayload? = nil) {
         self.payload = payload
-        self.appliesBadge = appliesBadge
     }
 
     public static func == (lhs: ArrivalFacts, rhs: ArrivalFacts) -> Bool { true }
