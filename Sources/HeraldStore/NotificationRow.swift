@@ -119,6 +119,13 @@ enum NotificationRow {
         if let text: String = try row.decode(atIndex: 16) {
             notification.setDecision(StoredDecision.decoded(from: text), json: text)
         }
+        // A covering Scheduled Summary release, when the query joined one (`SummaryOverlay.columns`).
+        if row.count > 18, let slot: Int64 = try row.decode(atIndex: 18), let decision = notification.decision {
+            let releasedAt: Int64 = try row.decode(atIndex: 19)
+            let featured: Bool = try row.decode(atIndex: 20)
+            notification.setDecision(decision.releasedBySummary(slotMilliseconds: slot, isFeatured: featured), json: nil)
+            notification.releasedAt = Date(storedMilliseconds: releasedAt)
+        }
         return notification
     }
 

@@ -191,6 +191,23 @@ public struct StoredDecision: Codable, Sendable, Hashable {
     }()
 }
 
+extension StoredDecision {
+    /// The decision of a notification delivered quietly by the Scheduled Summary of `slotMilliseconds`:
+    /// listed silently in Notification Center, no banner, no sound, not announced, with the reason
+    /// `summary-delivered` and the summary in its context.
+    public func releasedBySummary(slotMilliseconds: Int64, isFeatured: Bool) -> StoredDecision {
+        var released = self
+        released.decision.disposition = .listedSilently
+        released.decision.banner = .none
+        released.decision.sound = .silent
+        released.decision.announce = false
+        released.decision.notificationCenter = true
+        released.decision.reasons.insert(ServerReason.summaryDelivered)
+        released.context.summary = SummaryRef(slotMilliseconds: slotMilliseconds, isFeatured: isFeatured)
+        return released
+    }
+}
+
 /// Reason codes the server adds to a pure decision when it releases a held notification.
 public enum ServerReason {
     /// Released by its Focus ending (or changing) and decided again.
