@@ -158,7 +158,9 @@ struct HTTP2ConnectionHandlerTests {
     @Test("padding counts against the windows")
     func paddingCounts() throws {
         let connection = try TestConnection()
-        connection.receive(requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255), dataFrame(1, count: 255, padding: 255))
+        connection.receive(
+            requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255), dataFrame(1, count: 255, padding: 255)
+        )
         #expect(try connection.windowUpdates().isEmpty)
         connection.receive(dataFrame(1, count: 0, padding: 2))
         #expect(try connection.windowUpdates() == [WindowUpdate(stream: 0, increment: 32_767)])
@@ -174,7 +176,8 @@ struct HTTP2ConnectionHandlerTests {
         #expect(updates.allSatisfy { $0.stream == 0 })
         connection.receive(dataFrame(1, count: 16_384))
         updates += try connection.windowUpdates()
-        #expect(updates == Array(repeating: WindowUpdate(stream: 0, increment: 32_768), count: 16) + [WindowUpdate(stream: 1, increment: 524_288)])
+        let connectionUpdates = Array(repeating: WindowUpdate(stream: 0, increment: 32_768), count: 16)
+        #expect(updates == connectionUpdates + [WindowUpdate(stream: 1, increment: 524_288)])
         // Each WINDOW_UPDATE is flushed as it is written.
         #expect(connection.flushes.count == 17)
         connection.receive(dataFrame(1, count: 10, endStream: true))
