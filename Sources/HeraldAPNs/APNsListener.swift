@@ -120,7 +120,7 @@ public final class APNsListener: Service, Sendable {
         let logger = self.logger
         let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams),
-            HTTP2Setting(parameter: .initialWindowSize, value: HTTP2ConnectionHandler.streamWindow),
+            HTTP2Setting(parameter: .initialWindowSize, value: HTTP2ConnectionStateMachine.streamWindow),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
         ]
         return ServerBootstrap(group: group)

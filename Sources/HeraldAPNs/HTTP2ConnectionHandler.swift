@@ -25,24 +25,14 @@ import NIOHTTP2
 /// and the connection lives on (a CONTINUATION flood grew the server by 600 MiB in 5 s). An error
 /// confined to one request's header block (NIOHTTP2 resets that stream) keeps the connection: NIOHTTP2
 /// turns too many of those into a connection error of its own (its glitch limit).
+///
+/// What to do on each frame and event is decided by `HTTP2ConnectionStateMachine` (the pending requests,
+/// the windows, the answers owed, closing); this handler only does it: it writes the frames, hands the
+/// requests to the `PushHandler`, keeps the outbox, and stops reading and closes the channel.
 final class HTTP2ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
-    /// A request being received on one stream.
-    private struct PendingRequest {
-        var method = ""
-        var path = ""
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
-        /// Flow-controlled bytes received on the stream since its window was last opened again.
-        var unacknowledged = 0
-    }
-
-    /// The connection's initial receive window (RFC 9113 §6.9.2; SETTINGS don't change it).
-    static let connectionWindow = 65_535
-    /// The stream window the listener advertises (`SETTINGS_INITIAL_WINDOW_SIZE`).
-    static let streamWindow = 1 << 20
     /// How long a connection that broke the protocol is given to take the answers of requests
     /// accepted before the error; then it is closed whatever is left.
     static let closeDeadline = TimeAmount.seconds(2)
@@ -51,17 +41,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private let handler: any PushHandler
     private let tracker: ConnectionTracker
     private let outbox = ResponseOutbox()
-    private var streams: [HTTP2StreamID: PendingRequest] = [:]
-    private var unacknowledgedConnectionBytes = 0
+    /// The connection's state; each event changes it in place and returns what to do.
+    private var state = HTTP2ConnectionStateMachine()
     private var context: ChannelHandlerContext?
-    /// Answers produced while a read burst is processed; written and flushed at its end.
-    private var readBatch: [(HTTP2StreamID, APNsResponse)] = []
-    private var isReading = false
-    /// Requests dispatched whose answers are not written yet.
-    private var awaitingAnswers = 0
-    /// Set by a connection error: no frame is read any more, and the connection closes once the
-    /// answers owed are written.
-    private var isClosing = false
     private let logger: Logger
 
     init(connection: APNsConnection, handler: any PushHandler, tracker: ConnectionTracker, logger: Logger) {
@@ -80,47 +62,38 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !isClosing else { return }
-        isReading = true
         let frame = unwrapInboundIn(data)
         let streamID = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if streams[streamID] == nil {
-                var request = PendingRequest()
-                for (name, value, _) in headers.headers {
-                    switch name {
-                    case ":method": request.method = value
-                    case ":path": request.path = value
-                    case ":scheme", ":authority": break
-                    // HTTP/2 header names are lowercase (NIOHTTP2 refuses others); lowercasing
-                    // is for a peer that got through anyway.
-                    default: request.headers.append((name: name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name, value: value))
-                    }
-                }
-                streams[streamID] = request
+            if case .dispatch(let request) = state.headersReceived(headers.headers, endStream: headers.endStream, on: streamID) {
+                dispatch(request, on: streamID, context: context)
             }
-            if headers.endStream { dispatch(streamID, context: context) }
         case .data(let data):
-            guard case .byteBuffer(var buffer) = data.data else { break }
-            let length = buffer.readableBytes + (data.paddingBytes ?? 0)
-            openWindows(afterReceiving: length, on: streamID, context: context)
-            if streams[streamID] != nil {
-                RequestBody.append(&buffer, to: &streams[streamID]!.body)
+            guard case .byteBuffer(var buffer) = data.data else {
+                state.otherFrameReceived()
+                return
             }
-            if data.endStream { dispatch(streamID, context: context) }
+            let length = buffer.readableBytes + (data.paddingBytes ?? 0)
+            let action = state.dataReceived(&buffer, flowControlledLength: length, endStream: data.endStream, on: streamID)
+            if let increment = action.connectionWindowIncrement {
+                writeWindowUpdate(increment, on: .rootStream, context: context)
+            }
+            if let increment = action.streamWindowIncrement {
+                writeWindowUpdate(increment, on: streamID, context: context)
+            }
+            if case .dispatch(let request) = action.request {
+                dispatch(request, on: streamID, context: context)
+            }
         case .rstStream:
-            streams[streamID] = nil
+            state.streamReset(streamID)
         default:
-            break
+            state.otherFrameReceived()
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        isReading = false
-        if !readBatch.isEmpty {
-            let batch = readBatch
-            readBatch = []
+        if let batch = state.readComplete() {
             write(batch, context: context)
         }
         context.fireChannelReadComplete()
@@ -129,103 +102,92 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // A stream NIOHTTP2 reset (a request it refused mid-way) leaves nothing behind here.
         if let closed = event as? StreamClosedEvent {
-            streams[closed.streamID] = nil
+            state.streamClosed(closed.streamID)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if ProtocolErrors.isConfinedToOneStream(error) {
+        let action = state.errorCaught(error)
+        switch action {
+        case .streamRefused:
             logger.debug("APNs HTTP/2 stream refused", metadata: ["apns.error": "\(error)"])
-            return
-        }
-        guard !isClosing else { return }
-        isClosing = true
-        logger.debug("APNs HTTP/2 connection closed after a protocol error", metadata: [
-            "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
-        ])
-        streams = [:]
-        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-        if awaitingAnswers == 0 {
-            context.close(promise: nil)
-            return
-        }
-        let deadline = context.eventLoop.scheduleTask(in: Self.closeDeadline) { [channel = context.channel] in
-            channel.close(promise: nil)
-        }
-        context.channel.closeFuture.whenComplete { _ in deadline.cancel() }
-    }
-
-    /// Sends WINDOW_UPDATE frames so the client can keep sending: for the connection once half its
-    /// window is used, for a stream once half of the stream window is.
-    private func openWindows(afterReceiving length: Int, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard length > 0 else { return }
-        unacknowledgedConnectionBytes += length
-        if unacknowledgedConnectionBytes >= Self.connectionWindow / 2 {
-            let increment = unacknowledgedConnectionBytes
-            unacknowledgedConnectionBytes = 0
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-            context.flush()
-        }
-        guard streams[streamID] != nil else { return }
-        streams[streamID]!.unacknowledged += length
-        if streams[streamID]!.unacknowledged >= Self.streamWindow / 2 {
-            let increment = streams[streamID]!.unacknowledged
-            streams[streamID]!.unacknowledged = 0
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-            context.flush()
+        case .none:
+            break
+        case .stopReadingAndClose, .stopReadingAndCloseWhenAnswered:
+            logger.debug("APNs HTTP/2 connection closed after a protocol error", metadata: [
+                "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
+            ])
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            guard case .stopReadingAndCloseWhenAnswered = action else {
+                context.close(promise: nil)
+                return
+            }
+            let deadline = context.eventLoop.scheduleTask(in: Self.closeDeadline) { [channel = context.channel] in
+                channel.close(promise: nil)
+            }
+            context.channel.closeFuture.whenComplete { _ in deadline.cancel() }
         }
     }
 
-    private func dispatch(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard let pending = streams.removeValue(forKey: streamID) else { return }
-        awaitingAnswers += 1
-        let request = APNsRequest(method: pending.method, path: pending.path, headers: pending.headers, body: pending.body)
-        guard tracker.requestStarted() else {
-            let apnsID = request.header("apns-id") ?? ""
-            readBatch.append((streamID, APNsResponse(failure: APNsFailure(.shutdown), apnsID: apnsID)))
-            return
-        }
+    /// Sends a WINDOW_UPDATE so the client can keep sending, at once.
+    private func writeWindowUpdate(_ increment: Int, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        let frame = HTTP2Frame(streamID: streamID, payload: .windowUpdate(windowSizeIncrement: increment))
+        context.write(wrapOutboundOut(frame), promise: nil)
+        context.flush()
+    }
+
+    /// Hands a complete request to the push handler (or answers `503 Shutdown` while quiescing). Its
+    /// answer joins the read burst under way when it completes on the event loop during one (the push
+    /// handler answered at once), otherwise the outbox.
+    private func dispatch(_ request: APNsRequest, on streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let outbox = self.outbox
-        handler.handle(request, connection: connection) { response in
-            if eventLoop.inEventLoop, loopBound.value.isReading {
-                loopBound.value.readBatch.append((streamID, response))
-            } else if outbox.append((streamID, response)) {
+        let respond: @Sendable (APNsResponse) -> Void = { response in
+            if eventLoop.inEventLoop, case .batched = loopBound.value.state.answerCompleted(response, on: streamID) {
+                return
+            }
+            if outbox.append((streamID, response)) {
                 // The first answer since the last drain schedules the drain; later ones join it.
                 eventLoop.execute { loopBound.value.drainOutbox() }
             }
         }
+        guard tracker.requestStarted() else {
+            respond(APNsResponse(failure: APNsFailure(.shutdown), apnsID: request.header("apns-id") ?? ""))
+            return
+        }
+        handler.handle(request, connection: connection, respond: respond)
     }
 
     /// Writes every answer that completed off the event loop since the last drain, with one flush.
     private func drainOutbox() {
-        let batch = outbox.takeAll()
+        let answers = outbox.takeAll()
         guard let context else {
-            awaitingAnswers -= batch.count
-            tracker.requestsFinished(batch.count)
+            state.answersDropped(count: answers.count)
+            tracker.requestsFinished(answers.count)
             return
         }
-        write(batch, context: context)
+        if let batch = state.outboxDrained(answers) {
+            write(batch, context: context)
+        }
     }
 
-    /// Writes `batch` and flushes once; the requests count as finished when the writes complete.
-    private func write(_ batch: [(HTTP2StreamID, APNsResponse)], context: ChannelHandlerContext) {
-        guard !batch.isEmpty else { return }
+    /// Writes a batch and flushes once; the requests count as finished when the writes complete.
+    private func write(_ batch: HTTP2ConnectionStateMachine.WriteBatch, context: ChannelHandlerContext) {
         let done = context.eventLoop.makePromise(of: Void.self)
-        for (index, (streamID, response)) in batch.enumerated() {
-            Self.write(response, on: streamID, context: context, handler: self, promise: index == batch.count - 1 ? done : nil)
+        let last = batch.answers.count - 1
+        for (index, (streamID, response)) in batch.answers.enumerated() {
+            Self.write(response, on: streamID, context: context, handler: self, promise: index == last ? done : nil)
         }
         context.flush()
         let tracker = self.tracker
-        let count = batch.count
-        awaitingAnswers -= count
-        let closeAfterwards = isClosing && awaitingAnswers == 0
+        let count = batch.answers.count
+        let closeWhenWritten = batch.closeWhenWritten
         let channel = context.channel
         done.futureResult.whenComplete { _ in
             tracker.requestsFinished(count)
-            if closeAfterwards { channel.close(promise: nil) }
+            if closeWhenWritten { channel.close(promise: nil) }
         }
     }
 
@@ -256,17 +218,17 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
 
 /// Answers completed off the event loop, waiting for it to write them.
 private final class ResponseOutbox: Sendable {
-    private let items = NIOLockedValueBox<[(HTTP2StreamID, APNsResponse)]>([])
+    private let items = NIOLockedValueBox<[HTTP2ConnectionStateMachine.Answer]>([])
 
     /// Adds an answer; true when the outbox was empty (the caller schedules a drain).
-    func append(_ item: (HTTP2StreamID, APNsResponse)) -> Bool {
+    func append(_ item: HTTP2ConnectionStateMachine.Answer) -> Bool {
         items.withLockedValue { items in
             items.append(item)
             return items.count == 1
         }
     }
 
-    func takeAll() -> [(HTTP2StreamID, APNsResponse)] {
+    func takeAll() -> [HTTP2ConnectionStateMachine.Answer] {
         items.withLockedValue { items in
             defer { items = [] }
             return items
