@@ -12,6 +12,9 @@ final class ConnectionTracker: Sendable {
 
     private let state = Mutex(State())
 
+    /// Requests counted in and not yet out.
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
     /// Whether the listener stopped taking new requests.
     var isQuiescing: Bool { state.withLock { $0.isQuiescing } }
 
@@ -23,12 +26,12 @@ final class ConnectionTracker: Sendable {
         }
     }
 
-    /// Counts a request in; false when shutting down (the caller answers 503 Shutdown).
+    /// Counts a request in until `requestsFinished` counts it out — every request, its answer written
+    /// or not, so the count stays true; false when shutting down (the caller answers 503 Shutdown).
     func requestStarted() -> Bool {
         state.withLock { state in
-            guard !state.isQuiescing else { return false }
             state.inFlight += 1
-            return true
+            return !state.isQuiescing
         }
     }
 

@@ -83,7 +83,8 @@ final class HTTP1Handler: ChannelInboundHandler {
             let version = head.version
             guard tracker.requestStarted() else {
                 let failure = APNsResponse(failure: APNsFailure(.shutdown), apnsID: request.header("apns-id") ?? "")
-                Self.write(failure, version: version, keepAlive: false, to: channel)
+                let tracker = self.tracker
+                Self.write(failure, version: version, keepAlive: false, to: channel).whenComplete { _ in tracker.requestFinished() }
                 return
             }
             isAnswering = true

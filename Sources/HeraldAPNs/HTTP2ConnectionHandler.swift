@@ -74,7 +74,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
                 state.otherFrameReceived()
                 return
             }
-            let length = buffer.readableBytes + (data.paddingBytes ?? 0)
+            // A padded frame's flow-controlled length is its whole payload: the data, the padding and
+            // the Pad Length byte (RFC 9113 §6.1); `paddingBytes` is the Pad Length value only.
+            let length = buffer.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
             let action = state.dataReceived(&buffer, flowControlledLength: length, endStream: data.endStream, on: streamID)
             if let increment = action.connectionWindowIncrement {
                 writeWindowUpdate(increment, on: .rootStream, context: context)

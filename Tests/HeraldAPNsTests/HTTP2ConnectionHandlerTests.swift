@@ -158,11 +158,13 @@ struct HTTP2ConnectionHandlerTests {
     @Test("padding counts against the windows")
     func paddingCounts() throws {
         let connection = try TestConnection()
+        // 32,000 + 255 + 1 (the Pad Length byte) = 32,256, then 255 + 254 + 1 = 510: 32,766 in all
         connection.receive(
-            requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255), dataFrame(1, count: 255, padding: 255)
+            requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255), dataFrame(1, count: 255, padding: 254)
         )
         #expect(try connection.windowUpdates().isEmpty)
-        connection.receive(dataFrame(1, count: 0, padding: 2))
+        // A padded frame with no data and no padding still counts its Pad Length byte
+        connection.receive(dataFrame(1, count: 0, padding: 0))
         #expect(try connection.windowUpdates() == [WindowUpdate(stream: 0, increment: 32_767)])
         #expect(connection.pushes.requests.isEmpty)
     }
@@ -272,5 +274,22 @@ struct HTTP2ConnectionHandlerTests {
         #expect(answers(in: try connection.written()) == [
             WrittenAnswer(stream: 1, status: "503", apnsID: "8F3E2A1C-0000-4000-8000-000000000001", body: #"{"reason":"Shutdown"}"#)
         ])
+        #expect(tracker.inFlight == 0)
+    }
+
+    @Test("a 503 Shutdown answer counts in and out: the drain still waits for a request taken before quiescing")
+    func shutdownAnswersKeepTheInFlightCount() throws {
+        let tracker = ConnectionTracker()
+        let connection = try TestConnection(answersAtOnce: false, tracker: tracker)
+        connection.receive(requestHeaders(1, endStream: true))
+        #expect(tracker.inFlight == 1)
+        _ = tracker.beginQuiescing()
+        connection.receive(requestHeaders(3, endStream: true))
+        #expect(answers(in: try connection.written()).map(\.status) == ["503"])
+        #expect(tracker.inFlight == 1, "the 503 must not count out the request still being handled")
+        connection.pushes.answerWaiting()
+        connection.channel.embeddedEventLoop.run()
+        #expect(answers(in: try connection.written()).map(\.status) == ["200"])
+        #expect(tracker.inFlight == 0)
     }
 }
