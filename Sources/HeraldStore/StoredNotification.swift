@@ -86,24 +86,17 @@ public struct StoredNotification: Hashable, Sendable {
     /// Whether the notification may still reach a session at `now`: it was delivered already, or it
     /// has not expired (an undelivered notification past its `apns-expiration` is never delivered).
     public func isDeliverable(now: Date) -> Bool {
-        if deliveredAt != nil { return true }
-        guard let expiration else { return true }
-        return expiration != 0 && Double(expiration) >= now.timeIntervalSince1970
+        ExpiryRule.isDeliverable(expiration: expiration, alreadyDelivered: deliveredAt != nil, toConnectedSession: false, now: now)
     }
 }
 
 extension StoredNotification {
     /// A new list entry for an accepted push (`seq` is assigned by the store on commit).
     public init(accepted push: AcceptedPush, receivedAt: Date, deliveredAt: Date?) {
-        let expiration: Int64? = switch push.expiration {
-        case .none: nil
-        case .immediately: 0
-        case .at(let seconds): seconds
-        }
         self.init(
             seq: 0, id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
             topic: push.topic, pushType: push.pushType, priority: push.priority.rawValue,
-            collapseID: push.collapseID, expiration: expiration,
+            collapseID: push.collapseID, expiration: push.expiration.seconds,
             payload: String(decoding: push.rawPayload, as: UTF8.self),
             receivedAt: receivedAt, deliveredAt: deliveredAt
         )

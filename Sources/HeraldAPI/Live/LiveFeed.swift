@@ -169,8 +169,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
         /// A change that reached a connected session is delivered unless it expired before that.
         /// (`apns-expiration: 0` means "only to sessions connected now": this one is.)
         static func isLiveDeliverable(_ row: StoredNotification, now: Date) -> Bool {
-            guard row.deliveredAt == nil, let expiration = row.expiration, expiration != 0 else { return true }
-            return Double(expiration) >= now.timeIntervalSince1970
+            ExpiryRule.isDeliverable(expiration: row.expiration, alreadyDelivered: row.deliveredAt != nil, toConnectedSession: true, now: now)
         }
 
         private mutating func accept(_ rows: [StoredNotification]) -> [LiveChange] {

@@ -21,15 +21,10 @@ public func decide(
 ) -> Decision {
     var reasons = ReasonCodes()
 
-    switch notification.expiry {
-    case .immediately where !device.hasConnectedSession:
-        reasons.record(.expiredNoSession)
+    if let expiry = notification.expiry,
+       !ExpiryRule.isDeliverable(expiration: expiry.seconds, alreadyDelivered: false, toConnectedSession: device.hasConnectedSession, now: now) {
+        reasons.record(expiry == .immediately ? .expiredNoSession : .expired)
         return Decision(disposition: .notDelivered, effectiveLevel: notification.level, reasons: reasons)
-    case .at(let expiry) where now > expiry:
-        reasons.record(.expired)
-        return Decision(disposition: .notDelivered, effectiveLevel: notification.level, reasons: reasons)
-    default:
-        break
     }
 
     switch settings.authorizationStatus {

@@ -16,6 +16,14 @@ public enum NotificationExpiry: Sendable, Codable, Hashable {
         case .at(let seconds): self = .at(Date(timeIntervalSince1970: Double(seconds)))
         }
     }
+
+    /// As `apns-expiration` (0 for `immediately`, else the UNIX second it expires in), for `ExpiryRule`.
+    public var seconds: Int64 {
+        switch self {
+        case .immediately: 0
+        case .at(let date): Int64(date.timeIntervalSince1970.rounded(.down))
+        }
+    }
 }
 
 /// The options of a notification category (`UNNotificationCategoryOptions`, same raw values).

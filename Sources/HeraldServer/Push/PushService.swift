@@ -70,14 +70,9 @@ public final class PushService: PushHandler {
         let accepted = APNsResponse(status: 200, apnsID: apnsID, uniqueID: uniqueID)
 
         let isConnected = hub.hasSession(deviceID: deviceID)
-        switch push.expiration {
-        case .immediately where !isConnected:
-            // apns-expiration 0: only sessions connected now get it; nobody is, so it is gone.
+        // Expired already (or "now or never" with nobody connected): APNs accepts it and never delivers it.
+        guard ExpiryRule.isDeliverable(expiration: push.expiration.seconds, alreadyDelivered: false, toConnectedSession: isConnected, now: now) else {
             return respond(accepted)
-        case .at(let seconds) where Double(seconds) < now.timeIntervalSince1970:
-            return respond(accepted)  // Already expired: APNs accepts it and never delivers it.
-        default:
-            break
         }
         let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
         do {
