@@ -43,11 +43,36 @@ def listed(herald, device, apns_id: str) -> dict:
     return n
 
 
+def unlock(herald, device):
+    # A device is locked until it says otherwise, and Show Previews is When Unlocked by default.
+    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locked": False}, token=device.user_token)
+    assert r.status == 200, r
+
+
+def test_a_new_users_preview_is_hidden_while_the_device_is_locked(herald, h2, device):
+    # Given a user who saved no preferences: the API says When Unlocked
+    r = herald.api("GET", "/v1/me/preferences", token=device.user_token)
+    assert r.status == 200, r
+    assert r.json()["show_previews"] == "when_unlocked"
+    # When a push reaches the (locked) device, its preview is hidden, and the decision says why
+    locked = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
+    n = listed(herald, device, locked)
+    assert n["display"] == {"title": None, "subtitle": None, "body": "Notification"}
+    r = herald.api("GET", f"/v1/notifications/{locked}/decision", token=device.user_token)
+    assert r.json()["decision"]["preview"]["hidden"] is True
+    assert {x["code"] for x in r.json()["reasons"]} >= {"previews-hidden-locked"}
+    # Once the device is unlocked, the content shows
+    unlock(herald, device)
+    shown = listed(herald, device, push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}}))
+    assert shown["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"}
+
+
 def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_key(herald, h2, device):
     # Given the app's Russian plurals and a device set to Russian
     herald.admin("PUT", f"/v1/admin/apps/{device.bundle_id}/localizations/ru/Localizable.stringsdict",
                  RUSSIAN_STRINGSDICT.encode())
-    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locale": "ru"}, token=device.user_token)
+    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locale": "ru", "locked": False},
+                   token=device.user_token)
     assert r.status == 200, r
     # When pushes with loc keys arrive
     shown = {}
@@ -63,6 +88,7 @@ def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_ke
 
 
 def test_a_plain_push_shows_its_alert(herald, h2, device):
+    unlock(herald, device)
     apns_id = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
     n = listed(herald, device, apns_id)
     assert n["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"} == n["alert"]
@@ -76,6 +102,7 @@ def test_a_message_from_an_allowed_person_breaks_through_the_focus(herald, h2, d
     assert r.status in (200, 201), r
     r = herald.api("POST", "/v1/me/focus-modes/work/on", token=device.user_token)
     assert r.status == 200, r
+    unlock(herald, device)
     # When Ana's message (her number written another way) and an ordinary push arrive
     message = {"aps": {"alert": {"body": "On my way"}},
                "communication": {"kind": "message", "group": "Lunch crew",

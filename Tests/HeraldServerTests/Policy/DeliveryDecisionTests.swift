@@ -14,6 +14,8 @@ struct DeliveryDecisionTests {
     @Test("a push to a user who set nothing is alerted, stored with its decision, and explained")
     func defaultDecision() async throws {
         let herald = try await PolicyHerald.start()
+        // An unlocked device: the default Show Previews (When Unlocked) shows the content.
+        try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let row = try await herald.push(Self.alert, client: client)
 
@@ -32,6 +34,39 @@ struct DeliveryDecisionTests {
         #expect(lines.map(\.code) == ["allowed"])
         #expect(lines.first?.sentence == "Alerted: Demo may send notifications, and no Focus or Scheduled Summary held it.")
         try await client.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("Show Previews defaults to When Unlocked: the API says when_unlocked and the policy hides a new user's preview on a locked device, shows it unlocked")
+    func defaultShowPreviews() async throws {
+        let herald = try await PolicyHerald.start()
+        let api = try HeraldAPIClient(baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
+        let userID = try await herald.userID()
+        #expect(try await herald.store.preferences(userID: userID) == nil, "the user saved no preferences")
+
+        // The API reports the default
+        let preferences = try JSONDecoder().decode(JSONValue.self, from: try await api.send("GET", path: "/v1/me/preferences"))
+        #expect(json(preferences, "show_previews")?.stringValue == "when_unlocked")
+
+        // A push to the locked device (the default state) has its preview hidden, and the decision says why
+        let client = try herald.apnsClient()
+        let locked = try await herald.push(Self.alert, client: client)
+        let lockedDecision = try JSONDecoder().decode(Decision.self, from: Data(try #require(locked.decision).utf8))
+        #expect(lockedDecision.preview.isHidden)
+        #expect(lockedDecision.reasons.contains(.previewsHiddenLocked))
+        let explained = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: locked.id))
+        #expect(json(explained, "decision", "preview", "hidden") == .bool(true))
+        let lines = jsonItems(json(explained, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
+        #expect(lines.contains { $0 == "previews-hidden-locked" && $1 == "Preview hidden: Show Previews is set to When Unlocked and the device was locked." })
+
+        // Unlocked, the same push shows its content
+        _ = try await api.setDeviceState(deviceID: herald.demo.deviceID, fields: ["locked": .bool(false)])
+        let unlocked = try await herald.push(Self.alert, client: client)
+        let unlockedDecision = try JSONDecoder().decode(Decision.self, from: Data(try #require(unlocked.decision).utf8))
+        #expect(unlockedDecision.preview == .full)
+        #expect(!unlockedDecision.reasons.contains(.previewsHiddenLocked))
+        try await client.shutdown()
+        try await api.shutdown()
         try await herald.stop()
     }
 

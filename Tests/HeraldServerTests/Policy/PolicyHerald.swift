@@ -70,6 +70,13 @@ struct PolicyHerald {
         )
     }
 
+    /// Unlocks the demo device: its default state is locked, where the default Show Previews (When
+    /// Unlocked) hides the content; tests about what else the device shows start here.
+    func unlockDevice() async throws {
+        try await store.setDeviceState(DeviceState(isLocked: false), deviceID: demo.deviceID)
+        await application.policy.deviceStateChanged(deviceID: demo.deviceID)
+    }
+
     /// Pushes `aps` (a JSON object's text) over the APNs endpoint; returns the stored notification.
     func push(_ aps: String, client: APNsClient) async throws -> StoredNotification {
         let payload = Data(#"{"aps":\#(aps)}"#.utf8)
