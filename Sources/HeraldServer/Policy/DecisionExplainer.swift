@@ -77,9 +77,15 @@ public struct DecisionExplainer: Sendable {
         switch code {
         case ServerReason.releasedFromFocus:
             let focus = stored.context.releasedFrom.map { Self.mode($0).phrase } ?? "the Focus that held it"
-            return "Released: \(focus) ended or changed, so it was decided again."
+            guard stored.decision.disposition != .notDelivered else {
+                return "Released: \(focus) ended or changed, so it was decided again."
+            }
+            return "Released quietly when \(focus) ended or changed: listed without a banner or sound, as what a Focus held does not alert again."
         case ServerReason.releasedFromSummary:
-            return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+            guard stored.decision.disposition != .notDelivered else {
+                return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+            }
+            return "Released quietly when \(appName) left the Scheduled Summary, or the summary was turned off: listed without a banner or sound, as what the summary held does not alert again."
         case ServerReason.communicationInvalid:
             let why = stored.context.communicationError.map { ": \($0)" } ?? "."
             return "Not treated as a message or call: the push's communication key is not valid\(why)"

@@ -70,7 +70,7 @@ struct DeliveryDecisionTests {
         try await herald.stop()
     }
 
-    @Test("a Focus that does not allow the app holds the push; its end releases it, alerted, with a new seq")
+    @Test("a Focus that does not allow the app holds the push; its end releases it quietly (listed, no banner, no sound), with a new seq, live")
     func focusHoldsAndReleases() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -80,9 +80,9 @@ struct DeliveryDecisionTests {
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
 
-        // When a push arrives
+        // When a push with a sound and a badge arrives
         let client = try herald.apnsClient()
-        let held = try await herald.push(Self.alert, client: client)
+        let held = try await herald.push(#"{"alert":{"title":"Hello","body":"World"},"sound":"default","badge":3}"#, client: client)
         try await client.shutdown()
 
         // Then it is held, and the explanation names the Focus and the app
@@ -95,22 +95,30 @@ struct DeliveryDecisionTests {
         herald.clock.advance(to: start.addingTimeInterval(601))
         let changes = try await herald.heldReevaluated(userID)
 
-        // Then it is decided again: alerted, with a new seq and its release time, and live
+        // Then it is decided again and released quietly: listed on the Lock Screen and in Notification
+        // Center without a banner or sound (iOS does not alert again for what a Focus held), its badge
+        // applied, with a new seq and its release time, and live
         let released = try #require(changes.first { $0.id == held.id })
-        #expect(released.disposition == "alerted")
+        #expect(released.disposition == "listedSilently")
         #expect(released.seq > held.seq)
         #expect(released.releasedAt == start.addingTimeInterval(601))
-        let stored = try await herald.store.notification(deviceID: herald.demo.deviceID, id: held.id)
-        #expect(stored?.disposition == "alerted")
+        try expectReleasedQuietly(released, badge: true)
+        let stored = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: held.id))
+        #expect(stored.disposition == "listedSilently")
+        try expectReleasedQuietly(stored, badge: true)
+        #expect(try await herald.store.appBadges(deviceID: herald.demo.deviceID).map(\.badge) == [3])
         let live = await session.next()
-        guard case .changes(let rows)? = live else {
+        guard case .changes(let rows)? = live, let streamed = rows.first(where: { $0.id == held.id }) else {
             Issue.record("the session did not get the released notification")
             return
         }
-        #expect(rows.contains { $0.id == held.id && $0.disposition == "alerted" })
+        #expect(streamed.disposition == "listedSilently")
+        try expectReleasedQuietly(streamed, badge: true)
         session.finish()
         let releasedLines = reasons(herald.application.policy.explain(released))
-        #expect(releasedLines.contains { $0.code == "released-focus-ended" && $0.sentence == "Released: the Work Focus ended or changed, so it was decided again." })
+        #expect(releasedLines.first { $0.code == "released-focus-ended" }?.sentence == "Released quietly when the Work Focus ended or changed: listed without a banner or sound, as what a Focus held does not alert again.")
+        #expect(!releasedLines.contains { $0.code == "allowed" })
+        #expect(json(herald.application.policy.explain(released), "decision", "banner")?.stringValue == "none")
         try await herald.stop()
     }
 

@@ -208,10 +208,10 @@ struct NotificationDisplayTests {
         #expect(first.disposition == "heldForFocus" && second.disposition == "heldForFocus")
         #expect(Self.body(first) == "Notification" && Self.body(second) == "2 Notifications")
 
-        // When the Focus ends, both are decided again: the thread holds two, each counted once
+        // When the Focus ends, both are decided again (released quietly): the thread holds two, each counted once
         herald.clock.advance(to: start.addingTimeInterval(601))
         let released = try await herald.heldReevaluated(userID)
-        #expect(released.map(\.disposition) == ["alerted", "alerted"])
+        #expect(released.map(\.disposition) == ["listedSilently", "listedSilently"])
         #expect(released.map(Self.body) == ["2 Notifications", "2 Notifications"])
         try await herald.stop()
     }
