@@ -133,3 +133,16 @@ def test_a_malformed_communication_key_is_accepted_and_explained(herald, h2, dev
     assert r.status == 200, r
     sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
     assert sentences["communication-invalid"].startswith("Not treated as a message or call:"), sentences
+
+
+def test_an_unrecognised_interruption_level_is_accepted_treated_as_active_and_explained(herald, h2, device):
+    apns_id = push(herald, h2, device, {"aps": {"alert": "Hi", "sound": "default", "interruption-level": "urgent"}})
+    n = listed(herald, device, apns_id)
+    assert n["interruption_level"] == "urgent" and n["disposition"] == "alerted"
+    r = herald.api("GET", f"/v1/notifications/{apns_id}/decision", token=device.user_token)
+    assert r.status == 200, r
+    assert r.json()["decision"]["effective_level"] == "active"
+    sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
+    assert sentences["interruption-level-unrecognized"] == (
+        'Treated as active: the interruption level "urgent" is not one iOS recognises '
+        "(passive, active, time-sensitive, critical)."), sentences

@@ -54,7 +54,8 @@ public struct DecisionExplainer: Sendable {
         let context = ExplanationContext(
             appName: appName, focus: stored.context.focus.map(Self.mode), sender: stored.context.sender?.handle,
             senderName: stored.context.sender?.name, audioRoute: stored.context.audioRoute,
-            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
+            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil,
+            unrecognizedLevel: decision.reasons.contains(.interruptionLevelUnrecognized) ? Self.unrecognizedLevel(row) : nil
         )
         var lines: [(code: String, sentence: String)] = []
         if decision.reasons.isEmpty {
@@ -96,6 +97,15 @@ public struct DecisionExplainer: Sendable {
         default:
             return code.explanation(context)
         }
+    }
+
+    /// The payload's `interruption-level` the policy did not recognise (read only for a decision
+    /// that says so).
+    static func unrecognizedLevel(_ row: StoredNotification) -> ExplanationContext.UnrecognizedLevel? {
+        guard let payload = try? NotificationPayload(json: Data(row.payload.utf8)) else { return nil }
+        return ExplanationContext.UnrecognizedLevel(
+            NotificationFacts(id: row.id, bundleID: row.bundleID, payload: payload, receivedAt: row.receivedAt)
+        )
     }
 
     static func allowedSentence(_ disposition: Disposition, appName: String) -> String {

@@ -188,6 +188,29 @@ struct DeliveryDecisionTests {
         try await herald.stop()
     }
 
+    @Test("an interruption level APNs does not know is accepted, treated as active, and the explain endpoint says it was not recognised")
+    func unrecognizedLevel() async throws {
+        let herald = try await PolicyHerald.start()
+        let api = try HeraldAPIClient(baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
+        let client = try herald.apnsClient()
+        let row = try await herald.push(#"{"alert":{"body":"Hi"},"sound":"default","interruption-level":"urgent"}"#, client: client)
+        try await client.shutdown()
+
+        #expect(row.disposition == "alerted")
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decision).utf8))
+        #expect(decision.effectiveLevel == .active)
+        #expect(decision.reasons.contains(.interruptionLevelUnrecognized))
+        let sentence = #"Treated as active: the interruption level "urgent" is not one iOS recognises (passive, active, time-sensitive, critical)."#
+        #expect(reasons(herald.application.policy.explain(row)).contains { $0.code == "interruption-level-unrecognized" && $0.sentence == sentence })
+        let explained = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: row.id))
+        let lines = jsonItems(json(explained, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
+        #expect(lines.contains { $0 == "interruption-level-unrecognized" && $1 == sentence })
+        #expect(!lines.contains { $0.0 == "allowed" })
+        #expect(json(explained, "decision", "effective_level")?.stringValue == "active")
+        try await api.shutdown()
+        try await herald.stop()
+    }
+
     @Test("a push of an app the user turned off is stored as notDelivered and explained")
     func deniedIsStoredNotDelivered() async throws {
         let herald = try await PolicyHerald.start()
