@@ -23,6 +23,53 @@ struct FocusAndSummaryRuleTests {
         #expect(scenario.decide().disposition == .alerted)
     }
 
+    @Test("Phone numbers: a Focus that allows +1 (555) 010-0200 lets the call through however the number is written", arguments: [
+        "15550100200", "+15550100200", "+1 555 010 0200", "1-555-010-0200", "555-010-0200", "(555) 010-0200", "5550100200",
+        "+1 (555) 010-0200", "0015550100200",
+    ])
+    func phoneFormsMatch(sender: String) {
+        var scenario = Scenario.chat
+        scenario.notification.isCommunication = true
+        scenario.notification.sender = PersonHandle(sender, kind: .phoneNumber)
+        scenario.focus = Fixture.on(Fixture.work(people: [Fixture.bob]))
+        let decision = scenario.decide()
+        #expect(decision.disposition == .alerted)
+        #expect(Array(decision.reasons) == [.focusAllowedPerson])
+        let handle = PersonHandle(sender, kind: .phoneNumber)
+        #expect(handle.matches(Fixture.bob) && Fixture.bob.matches(handle), "matching is symmetric")
+    }
+
+    @Test("Phone numbers: another country code, another number with the same last digits, or too few digits is someone else", arguments: [
+        "+44 555 010 0200", "+61 555 010 0200", "+7 555 010 0200", "25550100200", "+1 (555) 010-0201", "+1 (444) 010-0200",
+        "(444) 010-0200", "10-0200", "0200", "+", "",
+    ])
+    func phoneFormsDoNotMatch(sender: String) {
+        var scenario = Scenario.chat
+        scenario.notification.isCommunication = true
+        scenario.notification.sender = PersonHandle(sender, kind: .phoneNumber)
+        scenario.focus = Fixture.on(Fixture.work(people: [Fixture.bob]))
+        #expect(scenario.decide().disposition == .heldForFocus)
+        let handle = PersonHandle(sender, kind: .phoneNumber)
+        #expect(!handle.matches(Fixture.bob) && !Fixture.bob.matches(handle))
+    }
+
+    @Test("Phone numbers: numbers without a country code match one that has it, and one another when equal")
+    func phoneNationalForms() {
+        let national = PersonHandle("555-010-0200", kind: .phoneNumber)
+        // Without its country code, a number cannot tell which country it is in: it matches either.
+        #expect(national.matches(PersonHandle("+44 555 010 0200", kind: .phoneNumber)))
+        #expect(national.matches(PersonHandle("15550100200", kind: .phoneNumber)))
+        #expect(national.matches(PersonHandle("(555) 0100 200", kind: .phoneNumber)))
+        #expect(!national.matches(PersonHandle("555-010-0201", kind: .phoneNumber)))
+        // Seven digits are enough (a local number without its area code), six are not.
+        #expect(PersonHandle("010-0200", kind: .phoneNumber).matches(Fixture.bob))
+        #expect(!PersonHandle("10-0200", kind: .phoneNumber).matches(Fixture.bob))
+        // Two numbers written with their country code are the same only with the same digits.
+        #expect(!PersonHandle("+1 555 010 0200", kind: .phoneNumber).matches(PersonHandle("+61 555 010 0200", kind: .phoneNumber)))
+        // Phone numbers never match another kind of handle.
+        #expect(!PersonHandle("15550100200", kind: .appSpecific).matches(Fixture.bob))
+    }
+
     @Test("Communication: bypasses the Summary unless direct messages are in it")
     func communicationBypassesSummary() {
         var scenario = Scenario.chat

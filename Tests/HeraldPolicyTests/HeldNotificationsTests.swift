@@ -34,6 +34,32 @@ struct HeldNotificationsTests {
         #expect(machine.held.map(\.notification.id) == ["s1"])
     }
 
+    @Test("A released notification that would alert is listed quietly: no banner, no sound, no announcement; badge, lock screen, Notification Center and preview as decided")
+    func releasedQuietly() {
+        var scenario = Scenario()
+        scenario.notification.setsBadge = true
+        scenario.preferences.announce = AnnounceSettings(isOn: true, apps: [Fixture.demoID])
+        scenario.device.audioRoute = .headphones
+        let alerted = scenario.decide()
+        #expect(alerted.disposition == .alerted && alerted.sound.plays && alerted.banner == .banner && alerted.announce)
+
+        let quiet = alerted.releasedQuietly()
+        #expect(quiet.disposition == .listedSilently)
+        #expect(quiet.banner == .none)
+        #expect(quiet.sound == .silent)
+        #expect(!quiet.announce && !quiet.reasons.contains(.announced))
+        #expect(quiet.badge && quiet.lockScreen && quiet.notificationCenter)
+        #expect(quiet.preview == alerted.preview && quiet.effectiveLevel == alerted.effectiveLevel)
+
+        // What does not alert stays as decided: held again, listed silently, not delivered
+        for disposition in [Disposition.heldForFocus, .heldForSummary, .listedSilently, .notDelivered] {
+            let decision = Decision(disposition: disposition, effectiveLevel: .active)
+            #expect(decision.releasedQuietly() == decision)
+        }
+        scenario.notification.level = .passive
+        #expect(scenario.decide().releasedQuietly() == scenario.decide())
+    }
+
     @Test("At a summary time the summary's notifications are released as one digest, once")
     func summaryReleasesDigest() {
         var machine = HeldNotifications()

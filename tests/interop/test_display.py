@@ -43,11 +43,36 @@ def listed(herald, device, apns_id: str) -> dict:
     return n
 
 
+def unlock(herald, device):
+    # A device is locked until it says otherwise, and Show Previews is When Unlocked by default.
+    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locked": False}, token=device.user_token)
+    assert r.status == 200, r
+
+
+def test_a_new_users_preview_is_hidden_while_the_device_is_locked(herald, h2, device):
+    # Given a user who saved no preferences: the API says When Unlocked
+    r = herald.api("GET", "/v1/me/preferences", token=device.user_token)
+    assert r.status == 200, r
+    assert r.json()["show_previews"] == "when_unlocked"
+    # When a push reaches the (locked) device, its preview is hidden, and the decision says why
+    locked = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
+    n = listed(herald, device, locked)
+    assert n["display"] == {"title": None, "subtitle": None, "body": "Notification"}
+    r = herald.api("GET", f"/v1/notifications/{locked}/decision", token=device.user_token)
+    assert r.json()["decision"]["preview"]["hidden"] is True
+    assert {x["code"] for x in r.json()["reasons"]} >= {"previews-hidden-locked"}
+    # Once the device is unlocked, the content shows
+    unlock(herald, device)
+    shown = listed(herald, device, push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}}))
+    assert shown["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"}
+
+
 def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_key(herald, h2, device):
     # Given the app's Russian plurals and a device set to Russian
     herald.admin("PUT", f"/v1/admin/apps/{device.bundle_id}/localizations/ru/Localizable.stringsdict",
                  RUSSIAN_STRINGSDICT.encode())
-    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locale": "ru"}, token=device.user_token)
+    r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locale": "ru", "locked": False},
+                   token=device.user_token)
     assert r.status == 200, r
     # When pushes with loc keys arrive
     shown = {}
@@ -63,6 +88,7 @@ def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_ke
 
 
 def test_a_plain_push_shows_its_alert(herald, h2, device):
+    unlock(herald, device)
     apns_id = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
     n = listed(herald, device, apns_id)
     assert n["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"} == n["alert"]
@@ -76,6 +102,7 @@ def test_a_message_from_an_allowed_person_breaks_through_the_focus(herald, h2, d
     assert r.status in (200, 201), r
     r = herald.api("POST", "/v1/me/focus-modes/work/on", token=device.user_token)
     assert r.status == 200, r
+    unlock(herald, device)
     # When Ana's message (her number written another way) and an ordinary push arrive
     message = {"aps": {"alert": {"body": "On my way"}},
                "communication": {"kind": "message", "group": "Lunch crew",
@@ -106,3 +133,16 @@ def test_a_malformed_communication_key_is_accepted_and_explained(herald, h2, dev
     assert r.status == 200, r
     sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
     assert sentences["communication-invalid"].startswith("Not treated as a message or call:"), sentences
+
+
+def test_an_unrecognised_interruption_level_is_accepted_treated_as_active_and_explained(herald, h2, device):
+    apns_id = push(herald, h2, device, {"aps": {"alert": "Hi", "sound": "default", "interruption-level": "urgent"}})
+    n = listed(herald, device, apns_id)
+    assert n["interruption_level"] == "urgent" and n["disposition"] == "alerted"
+    r = herald.api("GET", f"/v1/notifications/{apns_id}/decision", token=device.user_token)
+    assert r.status == 200, r
+    assert r.json()["decision"]["effective_level"] == "active"
+    sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
+    assert sentences["interruption-level-unrecognized"] == (
+        'Treated as active: the interruption level "urgent" is not one iOS recognises '
+        "(passive, active, time-sensitive, critical)."), sentences

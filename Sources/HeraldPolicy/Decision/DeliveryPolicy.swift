@@ -4,7 +4,7 @@ import HeraldCore
 /// Decides how `notification` interrupts on a device: the delivery-policy contract of
 /// docs/delivery-policy.md, one rule per row, each recorded as a reason code.
 ///
-/// Rules, in order: expiry → authorization → level (entitlements and settings) →
+/// Rules, in order: expiry → authorization → level (an unrecognised one, entitlements and settings) →
 /// communication → provisional → Scheduled Summary → Focus → presentation (passive, alert
 /// style, sound, badge, foreground app, silent ringer) → announce → previews.
 /// Pure: no clock (`now` is the decision instant), no I/O, no allocation unless a preview is
@@ -38,6 +38,7 @@ public func decide(
         break
     }
 
+    if notification.unrecognizedLevel != nil { reasons.record(.interruptionLevelUnrecognized) }
     let level = effectiveLevel(of: notification.level, entitlements: app.entitlements, settings: settings, reasons: &reasons)
     var isCommunication = notification.isCommunication
     if isCommunication, !app.entitlements.communication {

@@ -12,10 +12,30 @@ public struct ExplanationContext: Sendable, Hashable {
     public var audioRoute: AudioRoute
     /// The critical volume the decision chose.
     public var criticalVolume: Double?
+    /// The `interruption-level` as sent, when the policy did not recognise it.
+    public var unrecognizedLevel: UnrecognizedLevel?
+
+    /// An `interruption-level` the policy did not recognise, and the level it counted as instead.
+    public struct UnrecognizedLevel: Sendable, Hashable {
+        public var sent: String
+        /// Active, or critical with a critical-alert sound (`NotificationFacts.level`).
+        public var treatedAs: InterruptionLevel
+
+        public init(sent: String, treatedAs: InterruptionLevel) {
+            self.sent = sent
+            self.treatedAs = treatedAs
+        }
+
+        /// The unrecognised level of `notification`, if it has one.
+        public init?(_ notification: NotificationFacts) {
+            guard let sent = notification.unrecognizedLevel else { return nil }
+            self.init(sent: sent, treatedAs: notification.level)
+        }
+    }
 
     public init(
         appName: String, focus: FocusMode? = nil, sender: PersonHandle? = nil, senderName: String? = nil,
-        audioRoute: AudioRoute = .none, criticalVolume: Double? = nil
+        audioRoute: AudioRoute = .none, criticalVolume: Double? = nil, unrecognizedLevel: UnrecognizedLevel? = nil
     ) {
         self.appName = appName
         self.focus = focus
@@ -23,13 +43,15 @@ public struct ExplanationContext: Sendable, Hashable {
         self.senderName = senderName
         self.audioRoute = audioRoute
         self.criticalVolume = criticalVolume
+        self.unrecognizedLevel = unrecognizedLevel
     }
 
     /// The context of a decision made by `decide` with these inputs.
     public init(notification: NotificationFacts, app: App, focus: ActiveFocus?, device: DeviceState, decision: Decision) {
         self.init(
             appName: app.name, focus: focus?.mode, sender: notification.sender, audioRoute: device.audioRoute,
-            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
+            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil,
+            unrecognizedLevel: UnrecognizedLevel(notification)
         )
     }
 

@@ -47,6 +47,9 @@ public struct NotificationFacts: Sendable, Codable, Hashable, Identifiable {
     public var bundleID: String
     /// The level as sent (default active).
     public var level: InterruptionLevel
+    /// The `interruption-level` as sent when it is not one the policy recognises (nil otherwise):
+    /// `level` is then active, or critical with a critical-alert sound.
+    public var unrecognizedLevel: String?
     /// The relevance score, 0…1 (values outside are clamped when ranking).
     public var relevanceScore: Double
     public var threadID: String?
@@ -76,6 +79,7 @@ public struct NotificationFacts: Sendable, Codable, Hashable, Identifiable {
         id: String,
         bundleID: String,
         level: InterruptionLevel = .active,
+        unrecognizedLevel: String? = nil,
         relevanceScore: Double = 0,
         threadID: String? = nil,
         categoryID: String? = nil,
@@ -95,6 +99,7 @@ public struct NotificationFacts: Sendable, Codable, Hashable, Identifiable {
         self.id = id
         self.bundleID = bundleID
         self.level = level
+        self.unrecognizedLevel = unrecognizedLevel
         self.relevanceScore = relevanceScore
         self.threadID = threadID
         self.categoryID = categoryID
@@ -115,7 +120,8 @@ public struct NotificationFacts: Sendable, Codable, Hashable, Identifiable {
 
 extension NotificationFacts {
     /// The facts of an APNs payload. The level is `interruption-level`, else critical for a
-    /// pre-iOS 15 critical sound (`"sound": {"critical": 1}`), else active.
+    /// pre-iOS 15 critical sound (`"sound": {"critical": 1}`), else active; an `interruption-level`
+    /// APNs does not know is ignored that way and kept as `unrecognizedLevel`.
     public init(
         id: String, bundleID: String, payload: NotificationPayload, collapseID: String? = nil,
         expiry: NotificationExpiry? = nil, receivedAt: Date
@@ -123,7 +129,8 @@ extension NotificationFacts {
         let aps = payload.aps
         let level = aps.interruptionLevel ?? (aps.sound?.isCritical == true ? .critical : .active)
         self.init(
-            id: id, bundleID: bundleID, level: level, relevanceScore: aps.relevanceScore ?? 0,
+            id: id, bundleID: bundleID, level: level,
+            unrecognizedLevel: aps.interruptionLevel == nil ? aps.interruptionLevelRaw : nil, relevanceScore: aps.relevanceScore ?? 0,
             threadID: aps.threadID, categoryID: aps.category, collapseID: collapseID, expiry: expiry,
             receivedAt: receivedAt, requestsSound: aps.sound != nil,
             criticalVolume: aps.sound?.isCritical == true ? aps.sound?.volume : nil, setsBadge: aps.badge != nil

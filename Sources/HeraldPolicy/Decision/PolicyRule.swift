@@ -5,6 +5,7 @@ enum PolicyRule: UInt8, CaseIterable, Sendable {
     case expiredNoSession
     case authorizationDenied
     case authorizationNotDetermined
+    case interruptionLevelUnrecognized
     case criticalNotEntitled
     case criticalTurnedOff
     case timeSensitiveNotEntitled
@@ -43,6 +44,7 @@ enum PolicyRule: UInt8, CaseIterable, Sendable {
         case .expiredNoSession: "expired-no-session"
         case .authorizationDenied: "authorization-denied"
         case .authorizationNotDetermined: "authorization-not-determined"
+        case .interruptionLevelUnrecognized: "interruption-level-unrecognized"
         case .criticalNotEntitled: "critical-not-entitled"
         case .criticalTurnedOff: "critical-turned-off"
         case .timeSensitiveNotEntitled: "time-sensitive-not-entitled"

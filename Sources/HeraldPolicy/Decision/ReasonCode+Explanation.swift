@@ -1,3 +1,5 @@
+import HeraldCore
+
 extension ReasonCode {
     /// A sentence a person understands, naming the app and the Focus:
     /// "Held: the Work Focus is on and Demo is not an allowed app."
@@ -14,6 +16,15 @@ extension ReasonCode {
             return "Not delivered: notifications from \(app) are turned off."
         case .authorizationNotDetermined:
             return "Not delivered: \(app) has not been allowed to send notifications yet."
+        case .interruptionLevelUnrecognized:
+            let known = "is not one iOS recognises (passive, active, time-sensitive, critical)"
+            guard let level = context.unrecognizedLevel else {
+                return "The interruption level sent \(known): treated as active, or as critical with a critical-alert sound."
+            }
+            if level.treatedAs == .critical {
+                return "Treated as critical: the interruption level \"\(level.sent)\" \(known), and the sound is a critical alert."
+            }
+            return "Treated as active: the interruption level \"\(level.sent)\" \(known)."
         case .criticalNotEntitled:
             return "Treated as time-sensitive: \(app) is not entitled to send critical alerts."
         case .criticalTurnedOff:

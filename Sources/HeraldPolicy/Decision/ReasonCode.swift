@@ -19,6 +19,9 @@ public struct ReasonCode: RawRepresentable, Sendable, Codable, Hashable, CustomS
     public static let expiredNoSession = ReasonCode(.expiredNoSession)
     public static let authorizationDenied = ReasonCode(.authorizationDenied)
     public static let authorizationNotDetermined = ReasonCode(.authorizationNotDetermined)
+    /// An `interruption-level` the policy does not recognise: treated as active (critical with a
+    /// critical-alert sound).
+    public static let interruptionLevelUnrecognized = ReasonCode(.interruptionLevelUnrecognized)
     /// Sent critical without the entitlement: treated as time-sensitive.
     public static let criticalNotEntitled = ReasonCode(.criticalNotEntitled)
     /// Sent critical while the person turned critical alerts off: treated as time-sensitive.

@@ -22,6 +22,11 @@ public struct ReasonCodes: Sequence, Sendable, Hashable, Codable, ExpressibleByA
     }
 
     @inline(__always)
+    mutating func remove(_ rule: PolicyRule) {
+        bits &= ~(1 << UInt64(rule.rawValue))
+    }
+
+    @inline(__always)
     func has(_ rule: PolicyRule) -> Bool {
         bits & (1 << UInt64(rule.rawValue)) != 0
     }

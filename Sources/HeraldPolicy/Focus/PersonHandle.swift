@@ -3,8 +3,18 @@
 ///
 /// - E-mail addresses: trimmed and lowercased.
 /// - Phone numbers: only digits are kept, with a leading `+` when the number had one
-///   ("+1 (555) 010-0200" → "+15550100200"). `matches(_:)` also pairs a number written with its
-///   country code with the same number written without it, when the shorter has at least 7 digits.
+///   ("+1 (555) 010-0200" → "+15550100200"). `matches(_:)` decides whether two phone numbers are
+///   the same, in this order:
+///   1. the same digits, with or without the `+`, match ("15550100200" and "+1 555 010 0200");
+///   2. two numbers both written with `+` (full international numbers) and other digits do not
+///      ("+61 555 010 0200" is not "+1 555 010 0200");
+///   3. otherwise they match when the shorter has at least 7 digits and the longer ends with
+///      them: a number written without its country code ("555-010-0200", or "010-0200" without
+///      the area code too) or with an international call prefix ("00 1 555 010 0200"). A number
+///      without `+` cannot say which country it is in, so "555-010-0200" also matches
+///      "+44 555 010 0200".
+///   Nothing else matches: other last digits ("(444) 010-0200", "+1 555 010 0201"), a shorter
+///   number of fewer than 7 digits ("010 0200" does, "10 0200" does not), a number without digits.
 /// - App-specific ids (the `unknown` handle type, e.g. a chat account id): trimmed, otherwise
 ///   compared exactly.
 public struct PersonHandle: Sendable, Codable, Hashable, CustomStringConvertible {
@@ -39,6 +49,9 @@ public struct PersonHandle: Sendable, Codable, Hashable, CustomStringConvertible
         guard kind == .phoneNumber, other.kind == .phoneNumber else { return false }
         let mine = value.utf8.drop { $0 == UInt8(ascii: "+") }
         let theirs = other.value.utf8.drop { $0 == UInt8(ascii: "+") }
+        guard !mine.isEmpty, !theirs.isEmpty else { return false }
+        if mine.elementsEqual(theirs) { return true }
+        if value.hasPrefix("+"), other.value.hasPrefix("+") { return false }
         let (shorter, longer) = mine.count <= theirs.count ? (mine, theirs) : (theirs, mine)
         return shorter.count >= 7 && shorter.count < longer.count && longer.suffix(shorter.count).elementsEqual(shorter)
     }

@@ -53,7 +53,8 @@ public enum ReleaseCause: Sendable, Codable, Hashable {
 /// What to do after an event.
 public enum ReleaseAction: Sendable, Hashable {
     /// Decide the notification again as of `at`, with the state of then, and report the
-    /// result as `.decided`: it is delivered, or held again (by another Focus or the summary).
+    /// result as `.decided`: it is delivered, quietly (`Decision.releasedQuietly`), or held again
+    /// (by another Focus or the summary).
     case redecide(NotificationFacts, because: ReleaseCause, at: Date)
     /// Deliver these notifications together as one summary, without interrupting.
     case deliverDigest(SummaryDigest)

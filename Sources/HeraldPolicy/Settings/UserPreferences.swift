@@ -16,7 +16,8 @@ public struct AnnounceSettings: Sendable, Codable, Hashable {
 
 /// A person's notification preferences shared by all their devices.
 public struct UserPreferences: Sendable, Codable, Hashable {
-    /// The global Show Previews default; an app's own setting overrides it.
+    /// The global Show Previews default; an app's own setting overrides it. When Unlocked
+    /// (`whenAuthenticated`) unless the person chose otherwise, as on iOS.
     public var showPreviews: ShowPreviewsSetting
     public var grouping: NotificationGrouping
     public var announce: AnnounceSettings

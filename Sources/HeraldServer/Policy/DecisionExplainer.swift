@@ -56,7 +56,8 @@ public struct DecisionExplainer: Sendable {
         let context = ExplanationContext(
             appName: appName, focus: stored.context.focus.map(Self.mode), sender: stored.context.sender?.handle,
             senderName: stored.context.sender?.name, audioRoute: stored.context.audioRoute,
-            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
+            criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil,
+            unrecognizedLevel: decision.reasons.contains(.interruptionLevelUnrecognized) ? Self.unrecognizedLevel(row) : nil
         )
         var lines: [(code: String, sentence: String)] = []
         if decision.reasons.isEmpty {
@@ -79,9 +80,15 @@ public struct DecisionExplainer: Sendable {
         switch code {
         case ServerReason.releasedFromFocus:
             let focus = stored.context.releasedFrom.map { Self.mode($0).phrase } ?? "the Focus that held it"
-            return "Released: \(focus) ended or changed, so it was decided again."
+            guard stored.decision.disposition != .notDelivered else {
+                return "Released: \(focus) ended or changed, so it was decided again."
+            }
+            return "Released quietly when \(focus) ended or changed: listed without a banner or sound, as what a Focus held does not alert again."
         case ServerReason.releasedFromSummary:
-            return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+            guard stored.decision.disposition != .notDelivered else {
+                return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+            }
+            return "Released quietly when \(appName) left the Scheduled Summary, or the summary was turned off: listed without a banner or sound, as what the summary held does not alert again."
         case ServerReason.communicationInvalid:
             let why = stored.context.communicationError.map { ": \($0)" } ?? "."
             return "Not treated as a message or call: the push's communication key is not valid\(why)"
@@ -92,6 +99,15 @@ public struct DecisionExplainer: Sendable {
         default:
             return code.explanation(context)
         }
+    }
+
+    /// The payload's `interruption-level` the policy did not recognise (read only for a decision
+    /// that says so).
+    static func unrecognizedLevel(_ row: StoredNotification) -> ExplanationContext.UnrecognizedLevel? {
+        guard let payload = try? NotificationPayload(json: Data(row.payload.utf8)) else { return nil }
+        return ExplanationContext.UnrecognizedLevel(
+            NotificationFacts(id: row.id, bundleID: row.bundleID, payload: payload, receivedAt: row.receivedAt)
+        )
     }
 
     static func allowedSentence(_ disposition: Disposition, appName: String) -> String {

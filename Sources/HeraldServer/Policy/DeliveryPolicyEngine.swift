@@ -155,7 +155,8 @@ public final class DeliveryPolicyEngine: Sendable {
 
     // MARK: Deciding
 
-    /// Decides `facts` for the device of `context` at `now`; `released` adds the reason of a release.
+    /// Decides `facts` for the device of `context` at `now`; `released` adds the reason of a release
+    /// and, when it is delivered, makes it quiet (`Decision.releasedQuietly`).
     ///
     /// A hidden preview's `%u` is the thread's count in the store (`threadCount`, read only when the
     /// preview is hidden), plus one when `isStored` is false (a push decided before its commit).
@@ -215,7 +216,11 @@ public final class DeliveryPolicyEngine: Sendable {
             decision.reasons.insert(ServerReason.communicationInvalid)
             communicationError = message
         }
-        if let released, !decision.disposition.isHeld { decision.reasons.insert(released) }
+        if let released, !decision.disposition.isHeld {
+            // What a hold released does not alert again: listed without a banner or sound.
+            decision = decision.releasedQuietly()
+            decision.reasons.insert(released)
+        }
         let sender = content.communication.content?.sender
         let communicates = sender != nil && !decision.reasons.contains(.communicationNotEntitled)
         let display = NotificationDisplay.make(
@@ -267,7 +272,7 @@ public final class DeliveryPolicyEngine: Sendable {
     // MARK: Held notifications
 
     /// Decides again, by the `HeldNotifications` rules, what the user's devices hold at `now`:
-    /// notifications held for a Focus that is no longer on are released (`focusEnded`); when the
+    /// notifications held for a Focus that is no longer on are released, quietly (`focusEnded`); when the
     /// user's state changed, those held by the Focus still on (`focusChanged`) and those held for a
     /// summary that was turned off or left by their app are decided again too. Stores the new
     /// decisions, publishes the changed rows to the live hub and returns them in seq order.

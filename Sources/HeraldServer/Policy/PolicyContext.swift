@@ -5,8 +5,9 @@ import HeraldPolicy
 import HeraldStore
 
 /// What the delivery policy knows about one device and its user, with the defaults applied for
-/// everything the user never set: every app authorized with the system defaults, previews always
-/// shown, no Focus, no Scheduled Summary, the default device state.
+/// everything the user never set: every app authorized with the system defaults, the default
+/// `UserPreferences` (Show Previews When Unlocked, as iOS and `GET /v1/me/preferences` have it), no
+/// Focus, no Scheduled Summary, the default device state.
 public struct DevicePolicyContext: Sendable, Hashable {
     /// The device decided for.
     public var deviceID: String
@@ -23,8 +24,9 @@ public struct DevicePolicyContext: Sendable, Hashable {
     /// The device's state (the default state when unset).
     public var deviceState: DeviceState
 
-    /// The preferences of a user who set none.
-    public static let defaultPreferences = UserPreferences(showPreviews: .always)
+    /// The preferences of a user who set none: `UserPreferences()`, the same defaults the API reports
+    /// and starts from when the user saves a preference.
+    public static let defaultPreferences = UserPreferences()
     /// The settings of an app the user set nothing for.
     public static let defaultAppSettings = AppNotificationSettings.authorized
 

@@ -28,14 +28,16 @@ struct APIHookTests {
         let heldSentences = jsonItems(json(heldJSON, "reasons")).compactMap { json($0, "sentence")?.stringValue }
         #expect(heldSentences.contains("Held: the Work Focus is on and Demo is not an allowed app."))
 
-        // When the Focus is turned off over the API, the push is released and alerted
+        // When the Focus is turned off over the API, the push is released quietly (listed, no banner, no sound)
         _ = try await api.focusOff(id: "work")
         let changes = try await herald.heldReevaluated(userID)
-        #expect(changes.first { $0.id == held.id }?.disposition == .alerted)
+        #expect(changes.first { $0.id == held.id }?.disposition == .listedSilently)
         let releasedJSON = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: held.id))
-        #expect(json(releasedJSON, "disposition")?.stringValue == "alerted")
-        let codes = jsonItems(json(releasedJSON, "reasons")).compactMap { json($0, "code")?.stringValue }
-        #expect(codes.contains("released-focus-ended"))
+        #expect(json(releasedJSON, "disposition")?.stringValue == "listedSilently")
+        #expect(json(releasedJSON, "decision", "banner")?.stringValue == "none")
+        #expect(json(releasedJSON, "decision", "sound", "plays") == .bool(false))
+        let lines = jsonItems(json(releasedJSON, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
+        #expect(lines.contains { $0 == "released-focus-ended" && $1 == "Released quietly when the Work Focus ended or changed: listed without a banner or sound, as what a Focus held does not alert again." })
         try await api.shutdown()
         try await herald.stop()
     }

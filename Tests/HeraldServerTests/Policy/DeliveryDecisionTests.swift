@@ -14,6 +14,8 @@ struct DeliveryDecisionTests {
     @Test("a push to a user who set nothing is alerted, stored with its decision, and explained")
     func defaultDecision() async throws {
         let herald = try await PolicyHerald.start()
+        // An unlocked device: the default Show Previews (When Unlocked) shows the content.
+        try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let row = try await herald.push(Self.alert, client: client)
 
@@ -35,7 +37,40 @@ struct DeliveryDecisionTests {
         try await herald.stop()
     }
 
-    @Test("a Focus that does not allow the app holds the push; its end releases it, alerted, with a new seq")
+    @Test("Show Previews defaults to When Unlocked: the API says when_unlocked and the policy hides a new user's preview on a locked device, shows it unlocked")
+    func defaultShowPreviews() async throws {
+        let herald = try await PolicyHerald.start()
+        let api = try HeraldAPIClient(baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
+        let userID = try await herald.userID()
+        #expect(try await herald.store.preferences(userID: userID) == nil, "the user saved no preferences")
+
+        // The API reports the default
+        let preferences = try JSONDecoder().decode(JSONValue.self, from: try await api.send("GET", path: "/v1/me/preferences"))
+        #expect(json(preferences, "show_previews")?.stringValue == "when_unlocked")
+
+        // A push to the locked device (the default state) has its preview hidden, and the decision says why
+        let client = try herald.apnsClient()
+        let locked = try await herald.push(Self.alert, client: client)
+        let lockedDecision = try JSONDecoder().decode(Decision.self, from: Data(try #require(locked.decisionJSON).utf8))
+        #expect(lockedDecision.preview.isHidden)
+        #expect(lockedDecision.reasons.contains(.previewsHiddenLocked))
+        let explained = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: locked.id))
+        #expect(json(explained, "decision", "preview", "hidden") == .bool(true))
+        let lines = jsonItems(json(explained, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
+        #expect(lines.contains { $0 == "previews-hidden-locked" && $1 == "Preview hidden: Show Previews is set to When Unlocked and the device was locked." })
+
+        // Unlocked, the same push shows its content
+        _ = try await api.setDeviceState(deviceID: herald.demo.deviceID, fields: ["locked": .bool(false)])
+        let unlocked = try await herald.push(Self.alert, client: client)
+        let unlockedDecision = try JSONDecoder().decode(Decision.self, from: Data(try #require(unlocked.decisionJSON).utf8))
+        #expect(unlockedDecision.preview == .full)
+        #expect(!unlockedDecision.reasons.contains(.previewsHiddenLocked))
+        try await client.shutdown()
+        try await api.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("a Focus that does not allow the app holds the push; its end releases it quietly (listed, no banner, no sound), with a new seq, live")
     func focusHoldsAndReleases() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -45,9 +80,9 @@ struct DeliveryDecisionTests {
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
 
-        // When a push arrives
+        // When a push with a sound and a badge arrives
         let client = try herald.apnsClient()
-        let held = try await herald.push(Self.alert, client: client)
+        let held = try await herald.push(#"{"alert":{"title":"Hello","body":"World"},"sound":"default","badge":3}"#, client: client)
         try await client.shutdown()
 
         // Then it is held, and the explanation names the Focus and the app
@@ -60,22 +95,30 @@ struct DeliveryDecisionTests {
         herald.clock.advance(to: start.addingTimeInterval(601))
         let changes = try await herald.heldReevaluated(userID)
 
-        // Then it is decided again: alerted, with a new seq and its release time, and live
+        // Then it is decided again and released quietly: listed on the Lock Screen and in Notification
+        // Center without a banner or sound (iOS does not alert again for what a Focus held), its badge
+        // applied, with a new seq and its release time, and live
         let released = try #require(changes.first { $0.id == held.id })
-        #expect(released.disposition == .alerted)
+        #expect(released.disposition == .listedSilently)
         #expect(released.seq > held.seq)
         #expect(released.releasedAt == start.addingTimeInterval(601))
-        let stored = try await herald.store.notification(deviceID: herald.demo.deviceID, id: held.id)
-        #expect(stored?.disposition == .alerted)
+        try expectReleasedQuietly(released, badge: true)
+        let stored = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: held.id))
+        #expect(stored.disposition == .listedSilently)
+        try expectReleasedQuietly(stored, badge: true)
+        #expect(try await herald.store.appBadges(deviceID: herald.demo.deviceID).map(\.badge) == [3])
         let live = await session.next()
-        guard case .changes(let rows)? = live else {
+        guard case .changes(let rows)? = live, let streamed = rows.first(where: { $0.id == held.id }) else {
             Issue.record("the session did not get the released notification")
             return
         }
-        #expect(rows.contains { $0.id == held.id && $0.disposition == .alerted })
+        #expect(streamed.disposition == .listedSilently)
+        try expectReleasedQuietly(streamed, badge: true)
         session.finish()
         let releasedLines = reasons(herald.application.policy.explain(released))
-        #expect(releasedLines.contains { $0.code == "released-focus-ended" && $0.sentence == "Released: the Work Focus ended or changed, so it was decided again." })
+        #expect(releasedLines.first { $0.code == "released-focus-ended" }?.sentence == "Released quietly when the Work Focus ended or changed: listed without a banner or sound, as what a Focus held does not alert again.")
+        #expect(!releasedLines.contains { $0.code == "allowed" })
+        #expect(json(herald.application.policy.explain(released), "decision", "banner")?.stringValue == "none")
         try await herald.stop()
     }
 
@@ -142,6 +185,29 @@ struct DeliveryDecisionTests {
         #expect(codes.contains("critical-bypasses-focus"))
         #expect(lines.contains { $0.code == "critical-bypasses-ringer" && $0.sentence == "Sound played at 50% volume although the ringer is silent: critical alerts bypass it." })
         #expect(lines.contains { $0.code == "critical-bypasses-focus" && $0.sentence == "Delivered during Do Not Disturb: critical alerts always break through." })
+        try await herald.stop()
+    }
+
+    @Test("an interruption level APNs does not know is accepted, treated as active, and the explain endpoint says it was not recognised")
+    func unrecognizedLevel() async throws {
+        let herald = try await PolicyHerald.start()
+        let api = try HeraldAPIClient(baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
+        let client = try herald.apnsClient()
+        let row = try await herald.push(#"{"alert":{"body":"Hi"},"sound":"default","interruption-level":"urgent"}"#, client: client)
+        try await client.shutdown()
+
+        #expect(row.disposition == .alerted)
+        let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decisionJSON).utf8))
+        #expect(decision.effectiveLevel == .active)
+        #expect(decision.reasons.contains(.interruptionLevelUnrecognized))
+        let sentence = #"Treated as active: the interruption level "urgent" is not one iOS recognises (passive, active, time-sensitive, critical)."#
+        #expect(reasons(herald.application.policy.explain(row)).contains { $0.code == "interruption-level-unrecognized" && $0.sentence == sentence })
+        let explained = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: row.id))
+        let lines = jsonItems(json(explained, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
+        #expect(lines.contains { $0 == "interruption-level-unrecognized" && $1 == sentence })
+        #expect(!lines.contains { $0.0 == "allowed" })
+        #expect(json(explained, "decision", "effective_level")?.stringValue == "active")
+        try await api.shutdown()
         try await herald.stop()
     }
 

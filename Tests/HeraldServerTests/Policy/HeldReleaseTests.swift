@@ -11,7 +11,7 @@ import Testing
 struct HeldReleaseTests {
     static let alert = #"{"alert":{"title":"Hello","body":"World"}}"#
 
-    @Test("taking the app out of the summary releases what it held for the summary, at once")
+    @Test("taking the app out of the summary releases what it held for the summary, at once and quietly, live")
     func appLeavesSummary() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -22,13 +22,47 @@ struct HeldReleaseTests {
         try await client.shutdown()
         #expect(held.disposition == .heldForSummary)
 
+        let session = herald.application.hub.subscribe(deviceID: herald.demo.deviceID)
         try await herald.store.setSummarySchedule(try SummarySchedule(times: [TimeOfDay(hour: 8)], apps: []), userID: userID)
         let changes = try await herald.userStateChanged(userID)
 
+        // Released quietly: listed without a banner or sound, not alerted again
         let released = try #require(changes.first { $0.id == held.id })
-        #expect(released.disposition == .alerted)
+        #expect(released.disposition == .listedSilently)
         #expect(released.seq > held.seq)
         #expect(released.releasedAt == herald.clock.now)
+        try expectReleasedQuietly(released, badge: false)
+        let live = await session.next()
+        guard case .changes(let rows)? = live, let streamed = rows.first(where: { $0.id == held.id }) else {
+            Issue.record("the session did not get the released notification")
+            return
+        }
+        #expect(streamed.disposition == .listedSilently)
+        try expectReleasedQuietly(streamed, badge: false)
+        session.finish()
+        let lines = reasons(herald.application.policy.explain(released))
+        #expect(lines.first { $0.code == "released-summary-off" }?.sentence == "Released quietly when Demo left the Scheduled Summary, or the summary was turned off: listed without a banner or sound, as what the summary held does not alert again.")
+        try await herald.stop()
+    }
+
+    @Test("turning the Scheduled Summary off releases what it held quietly, its badge applied")
+    func summaryTurnedOff() async throws {
+        let herald = try await PolicyHerald.start()
+        let userID = try await herald.userID()
+        try await herald.store.setSummarySchedule(try SummarySchedule(times: [TimeOfDay(hour: 8)], apps: [herald.demo.topic]), userID: userID)
+        try await herald.userStateChanged(userID)
+        let client = try herald.apnsClient()
+        let held = try await herald.push(#"{"alert":{"title":"Hello","body":"World"},"sound":"default","badge":4}"#, client: client)
+        try await client.shutdown()
+        #expect(held.disposition == .heldForSummary)
+        #expect(try await herald.store.appBadges(deviceID: herald.demo.deviceID).isEmpty)
+
+        try await herald.store.setSummarySchedule(.off, userID: userID)
+        let changes = try await herald.userStateChanged(userID)
+
+        let released = try #require(changes.first { $0.id == held.id })
+        try expectReleasedQuietly(released, badge: true)
+        #expect(try await herald.store.appBadges(deviceID: herald.demo.deviceID).map(\.badge) == [4])
         #expect(reasons(herald.application.policy.explain(released)).map(\.code).contains("released-summary-off"))
         try await herald.stop()
     }
@@ -49,9 +83,10 @@ struct HeldReleaseTests {
         try await first.stop(removingData: false)
 
         let second = try await PolicyHerald.start(at: start.addingTimeInterval(900), directory: first.directory)
-        let stored = try await second.store.notification(deviceID: second.demo.deviceID, id: held.id)
-        #expect(stored?.disposition == .alerted)
-        #expect(stored?.releasedAt == start.addingTimeInterval(900))
+        let stored = try #require(try await second.store.notification(deviceID: second.demo.deviceID, id: held.id))
+        #expect(stored.disposition == .listedSilently)
+        try expectReleasedQuietly(stored, badge: false)
+        #expect(stored.releasedAt == start.addingTimeInterval(900))
         try await second.stop()
     }
 

@@ -27,6 +27,7 @@ struct NotificationDisplayTests {
         )
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
+        try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let api = try herald.apiClient()
 
@@ -65,6 +66,7 @@ struct NotificationDisplayTests {
         let plainApp = "com.example.chat"
         _ = try await herald.application.registry.createApp(bundleID: plainApp, teamID: herald.demo.teamID, name: "Chat")
         let token = try await herald.application.registry.createDeviceToken(deviceID: herald.demo.deviceID, bundleID: plainApp)
+        try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let api = try herald.apiClient()
 
@@ -83,6 +85,7 @@ struct NotificationDisplayTests {
     @Test("a malformed communication key is accepted, not treated as communication, and explained")
     func malformed() async throws {
         let herald = try await PolicyHerald.start()
+        try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let bad = #"{"aps":{"alert":{"title":"Hi","body":"Hello"}},"communication":{"kind":"letter","sender":{"handle":"ana@example.com","handle_type":"email"}}}"#
         let noHandle = #"{"aps":{"alert":"Hello"},"communication":{"kind":"call","sender":{"handle_type":"phone"}}}"#
@@ -205,10 +208,10 @@ struct NotificationDisplayTests {
         #expect(first.disposition == .heldForFocus && second.disposition == .heldForFocus)
         #expect(Self.body(first) == "Notification" && Self.body(second) == "2 Notifications")
 
-        // When the Focus ends, both are decided again: the thread holds two, each counted once
+        // When the Focus ends, both are decided again (released quietly): the thread holds two, each counted once
         herald.clock.advance(to: start.addingTimeInterval(601))
         let released = try await herald.heldReevaluated(userID)
-        #expect(released.map(\.disposition) == [.alerted, .alerted])
+        #expect(released.map(\.disposition) == [.listedSilently, .listedSilently])
         #expect(released.map(Self.body) == ["2 Notifications", "2 Notifications"])
         try await herald.stop()
     }

@@ -6,6 +6,7 @@ import HeraldPolicy
 import HeraldServer
 import HeraldStore
 import Logging
+import Testing
 
 /// A real Herald on port 0 whose time is a `ManualClock`, with the policy services' events
 /// subscribed from before start-up. Restartable on the same data directory.
@@ -68,6 +69,13 @@ struct PolicyHerald {
             credentials: APNsCredentials(teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath)),
             caFile: application.authority.authorityCertificateURL.path
         )
+    }
+
+    /// Unlocks the demo device: its default state is locked, where the default Show Previews (When
+    /// Unlocked) hides the content; tests about what else the device shows start here.
+    func unlockDevice() async throws {
+        try await store.setDeviceState(DeviceState(isLocked: false), deviceID: demo.deviceID)
+        await application.policy.deviceStateChanged(deviceID: demo.deviceID)
     }
 
     /// Pushes `aps` (a JSON object's text) over the APNs endpoint; returns the stored notification.
@@ -152,4 +160,16 @@ extension HeraldApplication {
 /// The reason codes and sentences of an explanation.
 func reasons(_ explanation: JSONValue) -> [(code: String, sentence: String)] {
     jsonItems(json(explanation, "reasons")).map { (json($0, "code")?.stringValue ?? "", json($0, "explanation")?.stringValue ?? "") }
+}
+
+/// Checks that `row` was released quietly from a hold: listed (Lock Screen, Notification Center),
+/// no banner, no sound, not announced, its badge applied as `badge` says.
+func expectReleasedQuietly(_ row: StoredNotification, badge: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let decision = try #require(row.decision, sourceLocation: sourceLocation).decision
+    #expect(decision.disposition == .listedSilently, sourceLocation: sourceLocation)
+    #expect(decision.banner == .none, sourceLocation: sourceLocation)
+    #expect(decision.sound == .silent, sourceLocation: sourceLocation)
+    #expect(!decision.announce, sourceLocation: sourceLocation)
+    #expect(decision.lockScreen && decision.notificationCenter, sourceLocation: sourceLocation)
+    #expect(decision.badge == badge, sourceLocation: sourceLocation)
 }

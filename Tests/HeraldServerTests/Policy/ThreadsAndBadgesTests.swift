@@ -19,7 +19,7 @@ struct ThreadsAndBadgesTests {
         return (nil, apps)
     }
 
-    @Test("pushes in a thread make one group with the category's summary line; badges follow the latest applied push, a held one's when it is released")
+    @Test("pushes in a thread make one group with the category's summary line; badges follow the latest applied push, a held one's when it is released (quietly)")
     func threadsAndBadges() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -70,10 +70,10 @@ struct ThreadsAndBadgesTests {
         let duringFocus = try JSONDecoder().decode(JSONValue.self, from: try await api.threads(deviceID: deviceID))
         #expect(!jsonItems(json(duringFocus, "threads")).contains { json($0, "notification", "id")?.stringValue == held.id })
 
-        // When the Focus ends, the released push applies its badge and leads the view
+        // When the Focus ends, the released push (quiet: listed, no banner, no sound) applies its badge and leads the view
         herald.clock.advance(to: start.addingTimeInterval(601))
         let released = try await herald.heldReevaluated(userID)
-        #expect(released.first { $0.id == held.id }?.disposition == .alerted)
+        #expect(released.first { $0.id == held.id }?.disposition == .listedSilently)
         #expect(try await Self.badges(api, deviceID) == (9, [app: 9]))
         let afterFocus = try JSONDecoder().decode(JSONValue.self, from: try await api.threads(deviceID: deviceID))
         let newest = jsonItems(json(afterFocus, "threads")).first
