@@ -48,7 +48,9 @@ struct DeliveryDecisionTests {
         let preferences = try JSONDecoder().decode(JSONValue.self, from: try await api.send("GET", path: "/v1/me/preferences"))
         #expect(json(preferences, "show_previews")?.stringValue == "when_unlocked")
 
-        // A push to the locked device (the default state) has its preview hidden, and the decision says why
+        // The demo device starts unlocked (a phone in use); locked, its pushes have their preview hidden
+        #expect(try await herald.store.deviceState(deviceID: herald.demo.deviceID)?.isLocked == false)
+        _ = try await api.setDeviceState(deviceID: herald.demo.deviceID, fields: ["locked": .bool(true)])
         let client = try herald.apnsClient()
         let locked = try await herald.push(Self.alert, client: client)
         let lockedDecision = try JSONDecoder().decode(Decision.self, from: Data(try #require(locked.decisionJSON).utf8))

@@ -71,8 +71,8 @@ struct PolicyHerald {
         )
     }
 
-    /// Unlocks the demo device: its default state is locked, where the default Show Previews (When
-    /// Unlocked) hides the content; tests about what else the device shows start here.
+    /// Unlocks the demo device (it starts unlocked; a test that locked it unlocks it again), where the
+    /// default Show Previews (When Unlocked) shows the content.
     func unlockDevice() async throws {
         try await store.setDeviceState(DeviceState(isLocked: false), deviceID: demo.deviceID)
         await application.policy.deviceStateChanged(deviceID: demo.deviceID)
