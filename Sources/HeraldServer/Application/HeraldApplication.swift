@@ -33,6 +33,8 @@ public final class HeraldApplication: Sendable {
     let pushService: PushService
     let logger: Logger
     let now: @Sendable () -> Date
+    /// The wall clock: provider tokens, the rate limit, certificates (see `make`).
+    let wallClock: @Sendable () -> Date
     private let runningGroup = Mutex<ServiceGroup?>(nil)
 
     /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
@@ -42,21 +44,28 @@ public final class HeraldApplication: Sendable {
         logger: Logger = Logger(label: "herald"),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> HeraldApplication {
-        try await make(configuration: configuration, logger: logger, clock: SystemClock(now: now))
+        try await make(configuration: configuration, logger: logger, clock: SystemClock(now: now), wallClock: now)
     }
 
     /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
-    /// on a fresh directory, the demo setup; everything reads time from `clock`.
+    /// on a fresh directory, the demo setup; the delivery policy reads time from `clock`.
+    ///
+    /// `clock` is the time of everything the policy and the device see: decisions, Focus schedules,
+    /// Scheduled Summary times, `apns-expiration`, `received_at` and the other timestamps.
+    /// `wallClock` stays the time of what the world outside checks: provider tokens (`iat`,
+    /// signed with the provider's own clock), the per-device rate limit, the certificates, the
+    /// demo token.
     public static func make(
         configuration: HeraldConfiguration,
         logger: Logger = Logger(label: "herald"),
-        clock: any HeraldClock
+        clock: any HeraldClock,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> HeraldApplication {
         let now: @Sendable () -> Date = { clock.now }
         let directory = DataDirectory(path: configuration.dataDirectory)
         try directory.create()
         let adminToken = try directory.loadOrCreateAdminToken()
-        let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: now())
+        let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: wallClock())
         let store = try SQLiteStore(path: directory.databaseURL.path)
         let cache = RegistryCache(try await store.registrySnapshot())
         let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
@@ -65,14 +74,14 @@ public final class HeraldApplication: Sendable {
             : try directory.readDemo()
         return HeraldApplication(
             configuration: configuration, dataDirectory: directory, store: store, registry: registry,
-            adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock
+            adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock, wallClock: wallClock
         )
     }
 
     private init(
         configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: SQLiteStore,
         registry: RegistryService, adminToken: String, authority: LocalCertificateAuthority,
-        demo: DemoSetup?, logger: Logger, clock: any HeraldClock
+        demo: DemoSetup?, logger: Logger, clock: any HeraldClock, wallClock: @escaping @Sendable () -> Date
     ) {
         let now: @Sendable () -> Date = { clock.now }
         self.configuration = configuration
@@ -84,6 +93,7 @@ public final class HeraldApplication: Sendable {
         self.demo = demo
         self.logger = logger
         self.now = now
+        self.wallClock = wallClock
         self.clock = clock
         let hub = LiveHub()
         self.hub = hub
@@ -94,7 +104,7 @@ public final class HeraldApplication: Sendable {
         }
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
-            deviceRateLimit: configuration.deviceRateLimit, now: now, logger: logger
+            deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, logger: logger
         )
     }
 
@@ -103,7 +113,7 @@ public final class HeraldApplication: Sendable {
         guard let demo else { return nil }
         let pem = try String(contentsOfFile: demo.keyPath, encoding: .utf8)
         return try ProviderToken.make(
-            teamID: demo.teamID, keyID: demo.keyID, issuedAt: now(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
+            teamID: demo.teamID, keyID: demo.keyID, issuedAt: wallClock(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
         )
     }
 
