@@ -27,8 +27,12 @@ public final class HeraldApplication: Sendable {
     /// The delivery policy: decisions, explanations, the Focus and Scheduled Summary services, and
     /// the hooks the API calls after it writes user-side state.
     public let policy: PolicyCoordinator
-    /// The clock the pipeline and the services read (a `ManualClock` in tests).
+    /// The clock the pipeline and the services read (a `ManualClock` with `--clock manual` and in
+    /// tests).
     public let clock: any HeraldClock
+    /// Moves the manual clock so that the services follow it (the admin clock routes); nil on the
+    /// wall clock.
+    public let timeControl: ClockController?
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
@@ -51,10 +55,11 @@ public final class HeraldApplication: Sendable {
     /// on a fresh directory, the demo setup; the delivery policy reads time from `clock`.
     ///
     /// `clock` is the time of everything the policy and the device see: decisions, Focus schedules,
-    /// Scheduled Summary times, `apns-expiration`, `received_at` and the other timestamps.
-    /// `wallClock` stays the time of what the world outside checks: provider tokens (`iat`,
-    /// signed with the provider's own clock), the per-device rate limit, the certificates, the
-    /// demo token.
+    /// Scheduled Summary times, `apns-expiration`, `received_at` and the other timestamps. A
+    /// `ManualClock` (`herald serve --clock manual`, tests) gets a `ClockController`
+    /// (`timeControl`), which the admin clock routes move. `wallClock` stays the time of what
+    /// the world outside checks: provider tokens (`iat`, signed with the provider's own clock), the
+    /// per-device rate limit, the certificates, the demo token.
     public static func make(
         configuration: HeraldConfiguration,
         logger: Logger = Logger(label: "herald"),
@@ -99,6 +104,9 @@ public final class HeraldApplication: Sendable {
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
+        self.timeControl = (clock as? ManualClock).map {
+            ClockController(clock: $0, services: [policy.focusService, policy.summaryService])
+        }
         self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
             hub.publish(changes)
         }
@@ -140,6 +148,7 @@ public final class HeraldApplication: Sendable {
             store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
         )
         policy.install(into: &dependencies)
+        dependencies.clockControl = timeControl
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger
