@@ -20,7 +20,7 @@ struct ClockCommand: AsyncParsableCommand {
     )
 
     struct Show: AdminAPICommand {
-        static let configuration = CommandConfiguration(abstract: "Print the server's time and clock mode (the default).")
+        static let configuration = CommandConfiguration(abstract: "Print the server's time and clock mode.")
 
         @OptionGroup var connection: AdminConnection
 
