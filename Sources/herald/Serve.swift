@@ -36,6 +36,20 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    /// Which time the delivery policy follows.
+    enum ClockMode: String, CaseIterable, ExpressibleByArgument {
+        case system, manual
+    }
+
+    @Option(
+        name: .customLong("clock"),
+        help: ArgumentHelp(
+            "system (the wall clock) or manual: time starts at the wall-clock time and moves only when told to (`herald clock set|advance`, the admin clock API), for testing Focus schedules and summary times without waiting.",
+            valueName: "mode"
+        )
+    )
+    var clock: ClockMode = .system
+
     func validate() throws {
         for (name, port) in [("--api-port", apiPort), ("--apns-port", apnsPort), ("--apns-tls-port", apnsTLSPort)]
         where !(0...65535).contains(port) {
@@ -57,7 +71,14 @@ struct Serve: AsyncParsableCommand {
         configuration.apnsTLSPort = noTLS ? nil : apnsTLSPort
         configuration.deviceRateLimit = deviceRateLimit
         configuration.createsDemo = !noDemo
-        let application = try await HeraldApplication.make(configuration: configuration, logger: logger)
+        let application: HeraldApplication
+        switch clock {
+        case .system:
+            application = try await HeraldApplication.make(configuration: configuration, logger: logger)
+        case .manual:
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+            application = try await HeraldApplication.make(configuration: configuration, logger: logger, clock: ManualClock(now: start))
+        }
         let banner = try ServeBanner(application: application)
         try await application.run { runtime in
             FileHandle.standardOutput.write(Data((banner.text(runtime: runtime) + "\n").utf8))
@@ -71,9 +92,11 @@ struct ServeBanner: Sendable {
     let demo: DemoSetup?
     let providerToken: String?
     let caPath: String
+    let isManualClock: Bool
 
     init(application: HeraldApplication) throws {
         dataPath = application.dataDirectory.root.path
+        isManualClock = application.timeControl != nil
         demo = application.demo
         providerToken = try application.demoProviderToken()
         caPath = application.authority.authorityCertificateURL.path
@@ -89,6 +112,9 @@ struct ServeBanner: Sendable {
             lines.append("  APNs (TLS, h2):       \(runtime.apnsTLSURL)   (CA: \(caPath))")
         }
         lines.append("  Data:                 \(dataPath)")
+        if isManualClock {
+            lines.append("  Clock:                manual: moves only with `herald clock set|advance --data '\(dataPath)'`")
+        }
         if let demo, let providerToken {
             let target = runtime.apnsTLSURL.isEmpty ? runtime.apnsURL : runtime.apnsTLSURL
             let http = runtime.apnsTLSURL.isEmpty ? "--http2-prior-knowledge" : "--http2 --cacert '\(caPath)'"

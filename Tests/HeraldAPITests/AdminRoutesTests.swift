@@ -21,6 +21,7 @@ struct AdminRoutesTests {
         (.post, "/v1/admin/teams"), (.get, "/v1/admin/teams"), (.post, "/v1/admin/keys"), (.post, "/v1/admin/apps"),
         (.post, "/v1/admin/users"), (.post, "/v1/admin/devices"), (.post, "/v1/admin/tokens"),
         (.delete, "/v1/admin/tokens/abcd"),
+        (.get, "/v1/admin/clock"), (.put, "/v1/admin/clock"), (.post, "/v1/admin/clock/advance"),
     ]
 
     @Test("every admin route answers 401 without the admin token, with a wrong one, or with a user's", arguments: StoreKind.allCases)

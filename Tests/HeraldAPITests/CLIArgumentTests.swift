@@ -50,6 +50,11 @@ struct CLIArgumentTests {
         (["admin", "category", "add", "com.example.app", "MSG", "--action", "ONLYID", "--admin-token", "x"], "--action"),
         (["admin", "category", "add", "com.example.app", "MSG", "--option", "sticky", "--admin-token", "x"], "--option"),
         (["admin", "localization", "upload", "com.example.app", "en", "notes.txt", "--admin-token", "x"], ".strings"),
+        (["clock", "advance", "soon", "--admin-token", "x"], "like 1h30m"),
+        (["clock", "advance", "1m1h", "--admin-token", "x"], "like 1h30m"),
+        (["clock", "set", "tomorrow", "--admin-token", "x"], "ISO 8601"),
+        (["clock", "set", "2026-03-01T07:30:00", "--admin-token", "x"], "ISO 8601"),
+        (["clock"], "--admin-token"),
     ])
     func refusesBadArguments(_ arguments: [String], _ mention: String) throws {
         let (status, stderr) = try Self.run(arguments)
@@ -67,7 +72,7 @@ struct CLIArgumentTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        for command in ["explain", "focus", "settings", "device-state", "threads", "badges"] {
+        for command in ["explain", "focus", "settings", "device-state", "threads", "badges", "clock"] {
             #expect(text.contains("  \(command) "), "\(command)")
         }
     }

@@ -193,3 +193,27 @@ def test_every_response_of_a_realistic_session_matches_its_schema(herald, openap
     call("DELETE", f"/v1/devices/{did}/notifications/{ids[2]}", "/v1/devices/{device_id}/notifications/{id}",
          expect=204)
     assert len(openapi.checked) >= 40, openapi.checked
+
+
+def test_the_clock_routes_answer_as_documented(herald, herald_factory, openapi):
+    """`/v1/admin/clock` on the wall-clock server (read; 409 to move) and on a `--clock manual` one
+    (read, set, advance; backwards and bad bodies 400; no token 401)."""
+    manual = herald_factory("clock-openapi", extra_args=["--clock", "manual"])
+
+    def call(env, method, path, template, *, body=None, token=None, expect=None):
+        r = env.api(method, path, body=body, token=env.admin_token if token is None else token)
+        if expect is not None:
+            assert r.status == expect, (method, path, r)
+        openapi.check(r, method, template)
+        return r
+
+    call(herald, "GET", "/v1/admin/clock", "/v1/admin/clock", expect=200)
+    call(herald, "PUT", "/v1/admin/clock", "/v1/admin/clock", body={"now": "2099-01-01T00:00:00Z"}, expect=409)
+    call(herald, "POST", "/v1/admin/clock/advance", "/v1/admin/clock/advance", body={"seconds": 60}, expect=409)
+    now = call(manual, "GET", "/v1/admin/clock", "/v1/admin/clock", expect=200).json()["now"]
+    call(manual, "POST", "/v1/admin/clock/advance", "/v1/admin/clock/advance", body={"seconds": 5400}, expect=200)
+    call(manual, "PUT", "/v1/admin/clock", "/v1/admin/clock", body={"now": "2099-01-01T00:00:00Z"}, expect=400)
+    call(manual, "PUT", "/v1/admin/clock", "/v1/admin/clock", body={"now": now}, expect=400)
+    call(manual, "POST", "/v1/admin/clock/advance", "/v1/admin/clock/advance", body={"seconds": "1h"}, expect=400)
+    call(manual, "GET", "/v1/admin/clock", "/v1/admin/clock", token="wrong", expect=401)
+    assert len([c for c in openapi.checked if "/v1/admin/clock" in c]) == 9

@@ -14,8 +14,12 @@ public struct APIDependencies: Sendable {
     public var hub: LiveHub
     /// The admin bearer token.
     public var adminToken: String
-    /// The clock.
+    /// The clock: the time every route reads (the server's policy clock, manual or the wall clock).
     public var now: @Sendable () -> Date
+    /// The manual clock the admin clock routes move; nil (the default) when the server runs on the
+    /// wall clock: `GET /v1/admin/clock` then reports `system` and moving it answers 409
+    /// `clock_not_manual`.
+    public var clockControl: (any ClockControl)?
     /// The logger requests log to (never tokens or payloads).
     public var logger: Logger
     /// How often an idle SSE stream sends a comment to keep proxies and clients from timing out.

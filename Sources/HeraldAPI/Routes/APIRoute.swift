@@ -22,6 +22,7 @@ enum APIRoutes {
         let authenticator = Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
         return ServiceRoutes(logger: dependencies.logger).routes
             + AdminRoutes(registry: dependencies.registry, authenticator: authenticator).routes
+            + ClockRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DeviceRoutes(store: dependencies.store, hub: dependencies.hub, authenticator: authenticator, now: dependencies.now).routes
             + ServerSentEvents(dependencies: dependencies, authenticator: authenticator).routes
             + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes

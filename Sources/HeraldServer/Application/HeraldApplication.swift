@@ -27,12 +27,18 @@ public final class HeraldApplication: Sendable {
     /// The delivery policy: decisions, explanations, the Focus and Scheduled Summary services, and
     /// the hooks the API calls after it writes user-side state.
     public let policy: PolicyCoordinator
-    /// The clock the pipeline and the services read (a `ManualClock` in tests).
+    /// The clock the pipeline and the services read (a `ManualClock` with `--clock manual` and in
+    /// tests).
     public let clock: any HeraldClock
+    /// Moves the manual clock so that the services follow it (the admin clock routes); nil on the
+    /// wall clock.
+    public let timeControl: ClockController?
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
     let now: @Sendable () -> Date
+    /// The wall clock: provider tokens, the rate limit, certificates (see `make`).
+    let wallClock: @Sendable () -> Date
     private let runningGroup = Mutex<ServiceGroup?>(nil)
 
     /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
@@ -42,21 +48,29 @@ public final class HeraldApplication: Sendable {
         logger: Logger = Logger(label: "herald"),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> HeraldApplication {
-        try await make(configuration: configuration, logger: logger, clock: SystemClock(now: now))
+        try await make(configuration: configuration, logger: logger, clock: SystemClock(now: now), wallClock: now)
     }
 
     /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
-    /// on a fresh directory, the demo setup; everything reads time from `clock`.
+    /// on a fresh directory, the demo setup; the delivery policy reads time from `clock`.
+    ///
+    /// `clock` is the time of everything the policy and the device see: decisions, Focus schedules,
+    /// Scheduled Summary times, `apns-expiration`, `received_at` and the other timestamps. A
+    /// `ManualClock` (`herald serve --clock manual`, tests) gets a `ClockController`
+    /// (`timeControl`), which the admin clock routes move. `wallClock` stays the time of what
+    /// the world outside checks: provider tokens (`iat`, signed with the provider's own clock), the
+    /// per-device rate limit, the certificates, the demo token.
     public static func make(
         configuration: HeraldConfiguration,
         logger: Logger = Logger(label: "herald"),
-        clock: any HeraldClock
+        clock: any HeraldClock,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> HeraldApplication {
         let now: @Sendable () -> Date = { clock.now }
         let directory = DataDirectory(path: configuration.dataDirectory)
         try directory.create()
         let adminToken = try directory.loadOrCreateAdminToken()
-        let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: now())
+        let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: wallClock())
         let store = try SQLiteStore(path: directory.databaseURL.path)
         let cache = RegistryCache(try await store.registrySnapshot())
         let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
@@ -65,14 +79,14 @@ public final class HeraldApplication: Sendable {
             : try directory.readDemo()
         return HeraldApplication(
             configuration: configuration, dataDirectory: directory, store: store, registry: registry,
-            adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock
+            adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock, wallClock: wallClock
         )
     }
 
     private init(
         configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: SQLiteStore,
         registry: RegistryService, adminToken: String, authority: LocalCertificateAuthority,
-        demo: DemoSetup?, logger: Logger, clock: any HeraldClock
+        demo: DemoSetup?, logger: Logger, clock: any HeraldClock, wallClock: @escaping @Sendable () -> Date
     ) {
         let now: @Sendable () -> Date = { clock.now }
         self.configuration = configuration
@@ -84,17 +98,21 @@ public final class HeraldApplication: Sendable {
         self.demo = demo
         self.logger = logger
         self.now = now
+        self.wallClock = wallClock
         self.clock = clock
         let hub = LiveHub()
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
+        self.timeControl = (clock as? ManualClock).map {
+            ClockController(clock: $0, services: [policy.focusService, policy.summaryService])
+        }
         self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
             hub.publish(changes)
         }
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
-            deviceRateLimit: configuration.deviceRateLimit, now: now, logger: logger
+            deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, logger: logger
         )
     }
 
@@ -103,7 +121,7 @@ public final class HeraldApplication: Sendable {
         guard let demo else { return nil }
         let pem = try String(contentsOfFile: demo.keyPath, encoding: .utf8)
         return try ProviderToken.make(
-            teamID: demo.teamID, keyID: demo.keyID, issuedAt: now(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
+            teamID: demo.teamID, keyID: demo.keyID, issuedAt: wallClock(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
         )
     }
 
@@ -130,6 +148,7 @@ public final class HeraldApplication: Sendable {
             store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
         )
         policy.install(into: &dependencies)
+        dependencies.clockControl = timeControl
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger

@@ -13,7 +13,10 @@ import Synchronization
 ///
 /// At start-up every user is checked once, so a Focus that ended while Herald was down releases
 /// what it held.
-final class FocusService: Service {
+///
+/// Each pass reports to `progress`, so a move of the manual clock (`ClockController`) can wait
+/// until the service has acted at the new time.
+final class FocusService: Service, ClockFollowing {
     private struct FocusUser: Sendable {
         var modes: FocusModes
         var timeZone: TimeZone
@@ -30,6 +33,7 @@ final class FocusService: Service {
     private let logger: Logger
     private let state = Mutex(State())
     private let wake = WakeSignal()
+    private let progress = ServiceProgress()
 
     init(engine: DeliveryPolicyEngine, events: PolicyEvents, logger: Logger) {
         self.engine = engine
@@ -43,6 +47,10 @@ final class FocusService: Service {
         wake.signal()
     }
 
+    func followed(through date: Date) async -> Date? {
+        await progress.wait(through: date) { wake.signal() }
+    }
+
     func run() async throws {
         try await cancelWhenGracefulShutdown {
             try await self.loop()
@@ -50,6 +58,7 @@ final class FocusService: Service {
     }
 
     private func loop() async throws {
+        defer { progress.finish() }
         let clock = engine.clock
         var lastCheck = clock.now
         let users = try await engine.store.users()
@@ -60,6 +69,7 @@ final class FocusService: Service {
         events.publish(.serviceReady(name: "focus"))
         while !Task.isCancelled {
             let deadline = nextChange(after: lastCheck)
+            progress.passed(through: lastCheck, next: deadline)
             await wake.wait(until: deadline, on: clock)
             if Task.isCancelled { break }
             let now = clock.now

@@ -17,7 +17,10 @@ import Synchronization
 ///
 /// At start-up, a user whose last summary time passed while Herald was down (the schedule's
 /// `lastDelivery(atOrBefore: now)` is later than the store's last delivery) gets it at once.
-final class SummaryService: Service {
+///
+/// Each pass reports to `progress`, so a move of the manual clock (`ClockController`) can wait
+/// until the service has delivered what is due at the new time.
+final class SummaryService: Service, ClockFollowing {
     private struct SummaryUser: Sendable {
         var schedule: SummarySchedule
         var timeZone: TimeZone
@@ -31,6 +34,7 @@ final class SummaryService: Service {
     private let users = Mutex<[String: SummaryUser]>([:])
     private let isDirty = Mutex(false)
     private let wake = WakeSignal()
+    private let progress = ServiceProgress()
 
     init(engine: DeliveryPolicyEngine, events: PolicyEvents, logger: Logger) {
         self.engine = engine
@@ -44,6 +48,10 @@ final class SummaryService: Service {
         wake.signal()
     }
 
+    func followed(through date: Date) async -> Date? {
+        await progress.wait(through: date) { wake.signal() }
+    }
+
     func run() async throws {
         try await cancelWhenGracefulShutdown {
             try await self.loop()
@@ -51,12 +59,14 @@ final class SummaryService: Service {
     }
 
     private func loop() async throws {
+        defer { progress.finish() }
         let clock = engine.clock
         var lastCheck = clock.now
         await reload(catchingUp: true, nextAfter: lastCheck)
         policyEvents.publish(.serviceReady(name: "summary"))
         while !Task.isCancelled {
             let deadline = users.withLock { $0.values.compactMap(\.next).min() }
+            progress.passed(through: lastCheck, next: deadline)
             await wake.wait(until: deadline, on: clock)
             if Task.isCancelled { break }
             let now = clock.now

@@ -22,12 +22,18 @@ public final class PushService: PushHandler {
     private let policy: DeliveryPolicyEngine
     private let limiter: Mutex<RateLimiter>
     private let now: @Sendable () -> Date
+    private let wallClock: @Sendable () -> Date
     private let logger: Logger
 
-    /// - Parameter deviceRateLimit: pushes per second per device; 0 turns the limit off.
+    /// - Parameters:
+    ///   - deviceRateLimit: pushes per second per device; 0 turns the limit off.
+    ///   - now: the policy's time: `received_at`, `apns-expiration`, the decision.
+    ///   - wallClock: the time provider tokens (signed with the provider's clock) and the rate limit
+    ///     are checked against; the same as `now` unless the server runs on a manual clock.
     public init(
         registry: RegistryCache, writer: NotificationWriter, hub: LiveHub, policy: DeliveryPolicyEngine,
-        deviceRateLimit: Double, now: @escaping @Sendable () -> Date, logger: Logger
+        deviceRateLimit: Double, now: @escaping @Sendable () -> Date,
+        wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
         self.registry = registry
         self.writer = writer
@@ -35,6 +41,7 @@ public final class PushService: PushHandler {
         self.policy = policy
         self.limiter = Mutex(RateLimiter(perSecond: deviceRateLimit))
         self.now = now
+        self.wallClock = wallClock
         self.logger = logger
     }
 
@@ -52,10 +59,11 @@ public final class PushService: PushHandler {
     ) {
         var generator = PooledRandomGenerator()
         let now = self.now()
+        let wallNow = wallClock()
         let apnsID = request.header("apns-id") ?? APNsID.makeTimeOrdered(at: now, using: &generator)
         let snapshot = registry.snapshot
         let validated = connection.auth.withLock { auth in
-            PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: now)
+            PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: wallNow)
         }
         let push: AcceptedPush
         switch validated {
@@ -63,7 +71,7 @@ public final class PushService: PushHandler {
         case .failure(let failure): return respond(APNsResponse(failure: failure, apnsID: apnsID))
         }
         let deviceID = push.token.deviceID
-        guard limiter.withLock({ $0.allow(deviceID, now: now) }) else {
+        guard limiter.withLock({ $0.allow(deviceID, now: wallNow) }) else {
             return respond(APNsResponse(failure: APNsFailure(.tooManyRequests), apnsID: apnsID))
         }
         let uniqueID = APNsID.make(using: &generator)
