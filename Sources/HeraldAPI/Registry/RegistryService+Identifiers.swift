@@ -29,7 +29,7 @@ extension RegistryService {
 
     /// A bearer token: 32 random bytes, base64url (43 characters, safe in a query string).
     static func makeBearerToken<R: RandomNumberGenerator>(using generator: inout R) -> String {
-        Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        BearerToken.make(using: &generator)
     }
 
     /// A key id like Apple's: 10 uppercase letters or digits.

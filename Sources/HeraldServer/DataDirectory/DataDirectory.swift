@@ -70,8 +70,7 @@ extension DataDirectory {
         if let token = try readAdminToken() { return token }
         try create()
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let token = Base64URL.encode(bytes)
+        let token = BearerToken.make(using: &generator)
         try PrivateFile.create(Data((token + "\n").utf8), at: adminTokenURL)
         // Another process may have created it first: the file on disk wins.
         guard let stored = try readAdminToken() else {
