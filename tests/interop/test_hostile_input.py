@@ -18,7 +18,7 @@ from hyperframe.frame import (
     ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, SettingsFrame,
 )
 
-from herald_support import H2Client, alert_payload, new_apns_id
+from herald_support import REPORT, H2Client, alert_payload, new_apns_id
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 H2_MODES = ("h2c", "tls-no-alpn", "tls-alpn-h2")
@@ -174,6 +174,8 @@ def test_continuation_flood_closes_the_connection_and_memory_stays_bounded(heral
     finally:
         conn.close()
     grown = rss_kib(pid) - before
+    REPORT.append(f"CONTINUATION flood ({mode}): closed after {closed_after * 1000:.0f} ms, "
+                  f"{sent / 1e6:.2f} MB sent, server RSS {grown / 1024:+.1f} MiB")
     assert grown < 64 << 10, f"server memory grew by {grown >> 10} MiB during the flood"
     assert_bystander_served(herald, device)
 
@@ -196,6 +198,8 @@ def test_rapid_reset_closes_the_connection(herald, device, mode):
 
         sent, closed_after = flood(conn, headers_then_reset, seconds=8)
         assert closed_after is not None, f"still open after {(state['stream'] - 1) // 2} HEADERS + RST_STREAM"
+        REPORT.append(f"rapid reset ({mode}): closed after {closed_after * 1000:.0f} ms and at most "
+                      f"{(state['stream'] - 1) // 2} HEADERS + RST_STREAM sent")
         goaway = conn.goaway()
         assert goaway is not None and goaway.error_code == ENHANCE_YOUR_CALM, conn.frames
     finally:
