@@ -9,7 +9,7 @@ public enum AppBadgeRule {
     /// parser reads it (a number, a numeric string or a boolean, 0…Int32.max), when its decision
     /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
     public static func appliedBadge(_ notification: StoredNotification) -> Int? {
-        guard !notification.isRemoved, notification.decision?.decision.badge == true,
+        guard !notification.isRemoved, notification.decisionAppliesBadge,
               JSONWriter.contains(#""badge""#, in: notification.payload) else { return nil }
         if let parsed = notification.arrival.payload { return parsed.aps.badge }
         let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]

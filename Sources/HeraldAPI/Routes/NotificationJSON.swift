@@ -81,7 +81,7 @@ struct NotificationJSON: Encodable, Hashable {
             parsed = value.flatMap { try? NotificationPayload(jsonValue: $0) }
             payloadText = value == nil ? nil : row.payload
         }
-        if let shown = row.decision?.display {
+        if let shown = row.decisionDisplay {
             display = AlertJSON(title: shown.title, subtitle: shown.subtitle, body: shown.body)
         }
         guard let parsed else { return }
