@@ -4,8 +4,8 @@ import HeraldCore
 import HeraldPolicy
 
 // Threads of a device's list: the notifications of one app with one `thread-id` (or the app's
-// notifications without one). The `thread_key` column holds the payload's thread (Schema v9; the
-// generated `thread_id` column of v3 computes the same, on read).
+// notifications without one). The `thread_key` column holds the payload's thread, written by the
+// insert (`NotificationRow.threadKey`, the one form of the rule; Schema v9, v12).
 
 extension SQLiteStore {
     /// Repeats the `notifications_thread` index's condition (a partial index is used only by a query

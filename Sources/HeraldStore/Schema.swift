@@ -20,6 +20,7 @@ enum Schema {
         migrator.registerMigration("v9-thread-key", migrate: storeThreadKey)
         migrator.registerMigration("v10-public-decision-shape", migrate: storePublicDecisionShape)
         migrator.registerMigration("v11-decision-badges-in-store", migrate: applyDecisionBadgesInStore)
+        migrator.registerMigration("v12-one-thread-key", migrate: dropGeneratedThreadID)
         return migrator
     }
 
@@ -201,6 +202,13 @@ enum Schema {
             CREATE INDEX notifications_thread ON notifications (device_id, bundle_id, thread_key)
                 WHERE removed_at IS NULL;
             """)
+    }
+
+    /// The generated `thread_id` column of v3 goes: `thread_key` (written by the insert from
+    /// `NotificationRow.threadKey`) is the one form of a notification's thread, and nothing read
+    /// the second one since v9 (a second copy of the rule in SQL).
+    private static func dropGeneratedThreadID(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE notifications DROP COLUMN thread_id")
     }
 
     private static func addThreadID(_ db: Database) throws {

@@ -24,7 +24,7 @@ struct MigrationTests {
         """
 
     @Test func theMigrationsAreAppendedInOrder() {
-        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key", "v10-public-decision-shape", "v11-decision-badges-in-store"])
+        #expect(Schema.migrator.migrations == ["v1-registry", "v1-notifications", "v2-policy", "v3-thread-id", "v4-app-badges", "v5-summary-releases", "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key", "v10-public-decision-shape", "v11-decision-badges-in-store", "v12-one-thread-key"])
     }
 
     @Test func everyTableIsStrict() async throws {
@@ -74,6 +74,11 @@ struct MigrationTests {
             try String?.fetchAll(db, sql: "SELECT thread_key FROM notifications ORDER BY seq")
         }
         #expect(keys == ["a", "a", "b", nil, nil])
+        // and the thread has one form: the generated column of v3 is gone (v12)
+        let columns = try await store.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo('notifications')")
+        }
+        #expect(columns.contains("thread_key") && !columns.contains("thread_id"))
         try await store.close()
     }
 
