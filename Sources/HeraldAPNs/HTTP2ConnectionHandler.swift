@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import NIOSSL
 
 /// Collects the requests of every stream of one HTTP/2 connection and answers them with raw frames.
 ///
@@ -117,7 +118,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         case .none:
             break
         case .stopReadingAndClose, .stopReadingAndCloseWhenAnswered:
-            logger.debug("APNs HTTP/2 connection closed after a protocol error", metadata: [
+            // A TLS peer that hangs up without close_notify is leaving, not breaking the protocol.
+            let isHangUp = (error as? NIOSSLError) == .uncleanShutdown
+            let message: Logger.Message = isHangUp
+                ? "APNs TLS peer closed without close_notify" : "APNs HTTP/2 connection closed after a protocol error"
+            logger.log(level: isHangUp ? .trace : .debug, message, metadata: [
                 "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
             ])
             context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }

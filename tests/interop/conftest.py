@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from herald_support import (
-    REPORT, HeraldServer, HTTPResult, Provider, SetupError, as_body, apns_headers, http_request, query,
+    REPORT, SECRETS, note_secret, HeraldServer, HTTPResult, Provider, SetupError, as_body, apns_headers, http_request, query,
     random_hex_token, random_team_id,
 )
 
@@ -38,7 +38,9 @@ class HeraldEnv:
     def __init__(self, server: HeraldServer, demo: dict[str, Any]):
         self.server = server
         self.demo = demo
-        self.admin_token = demo["admin_token"]
+        self.admin_token = note_secret(demo["admin_token"])
+        note_secret(demo["user_token"])
+        note_secret(demo["device_token"])
         self.api_url = demo["api_url"]
         self.apns_url = demo["apns_url"]
         self.apns_tls_url = demo["apns_tls_url"]
@@ -96,7 +98,7 @@ class HeraldEnv:
 
     def new_user(self, name: str = "tester") -> tuple[str, str]:
         u = self.admin("POST", "/v1/admin/users", {"name": name}, expect=201)
-        return u["user_id"], u["token"]
+        return u["user_id"], note_secret(u["token"])
 
     def new_device(self, bundle_id: str | None = None, user: tuple[str, str] | None = None) -> Device:
         user_id, user_token = user or self.new_user()
@@ -110,7 +112,7 @@ class HeraldEnv:
         if token:
             body["token"] = token
         t = self.admin("POST", "/v1/admin/tokens", body, expect=201)
-        return t["token"]
+        return note_secret(t["token"])
 
     def unregister(self, token: str) -> dict:
         return self.admin("DELETE", f"/v1/admin/tokens/{token}", expect=200)
@@ -159,10 +161,16 @@ def start_env(tmp_path_factory, name: str, extra_args=()) -> HeraldEnv:
 
 @pytest.fixture(scope="session")
 def herald(tmp_path_factory):
-    env = start_env(tmp_path_factory, "herald")
+    # The most verbose log level: whatever the tests send, no secret may reach the log (issue 16).
+    env = start_env(tmp_path_factory, "herald", ["--log-level", "trace"])
     yield env
     code = env.server.stop(timeout=10)
     assert code == 0, f"herald exited with {code} after SIGTERM:\n{env.server.log_tail()}"
+    log = env.server.log_path.read_text(errors="replace")
+    leaked = sorted(secret for secret in SECRETS if secret in log)
+    REPORT.append(f"secrets in the trace-level log of the session server: {len(leaked)} of {len(SECRETS)} "
+                  f"checked ({len(log.splitlines())} log lines)")
+    assert not leaked, "secrets in the server log: " + ", ".join(f"{x[:6]}…" for x in leaked[:10])
 
 
 @pytest.fixture

@@ -35,6 +35,15 @@ import h2.settings
 
 # Figures printed at the end of the run (durability counts etc.).
 REPORT: list[str] = []
+# Every secret the suite creates or is given (tokens, JWTs, device tokens, private-key lines): the
+# session server runs at `--log-level trace`, and its log must contain none of them.
+SECRETS: set[str] = set()
+
+
+def note_secret(value: str | None) -> str | None:
+    if value:
+        SECRETS.add(value)
+    return value
 
 
 class SetupError(AssertionError):
@@ -63,8 +72,12 @@ class HeraldServer:
         self.extra_args = list(extra_args)
         self.proc: subprocess.Popen | None = None
         self.runtime: dict[str, Any] = {}
+        # stderr: the server's log; stdout: what `herald serve` prints for its operator (the banner,
+        # which shows a demo token and a curl line on purpose).
         self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
+        self.out_path = self.data_dir.parent / f"{self.data_dir.name}-server.out"
         self._log = None
+        self._out = None
 
     @property
     def runtime_path(self) -> Path:
@@ -77,11 +90,13 @@ class HeraldServer:
         except FileNotFoundError:
             pass
         self._log = open(self.log_path, "ab")
-        self._log.write(f"\n==== start {time.strftime('%H:%M:%S')} {self.extra_args}\n".encode())
-        self._log.flush()
+        self._out = open(self.out_path, "ab")
+        for f in (self._log, self._out):
+            f.write(f"\n==== start {time.strftime('%H:%M:%S')} {self.extra_args}\n".encode())
+            f.flush()
         cmd = [self.binary, "serve", "--data", str(self.data_dir), "--host", "127.0.0.1",
                "--api-port", "0", "--apns-port", "0", "--apns-tls-port", "0", *self.extra_args]
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(cmd, stdout=self._out, stderr=self._log,
                                      stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -125,9 +140,11 @@ class HeraldServer:
         self._close_log()
 
     def _close_log(self):
-        if self._log:
-            self._log.close()
-            self._log = None
+        for name in ("_log", "_out"):
+            f = getattr(self, name)
+            if f:
+                f.close()
+                setattr(self, name, None)
 
     def log_tail(self, lines: int = 40) -> str:
         try:
@@ -212,13 +229,17 @@ class Provider:
     def __post_init__(self):
         if not self.token:
             self.token = make_jwt(self.key_pem, self.key_id, self.team_id)
+        note_secret(self.token)
+        for line in self.key_pem.splitlines():
+            if len(line) >= 40 and not line.startswith("-----"):
+                note_secret(line)
 
     @property
     def authorization(self) -> str:
         return "bearer " + self.token
 
     def fresh_token(self, **kw) -> str:
-        return make_jwt(self.key_pem, self.key_id, self.team_id, **kw)
+        return note_secret(make_jwt(self.key_pem, self.key_id, self.team_id, **kw))
 
 
 def random_team_id() -> str:
