@@ -17,7 +17,7 @@ public struct UnsupportedStoreOperation: Error, Hashable, Sendable, CustomString
 // the API reports it as an internal error. `SQLiteStore` implements every one of them.
 extension HeraldStore {
     public func updateDecision(
-        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: DecisionRecord, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification? {
         throw UnsupportedStoreOperation("updateDecision")
     }

@@ -85,7 +85,7 @@ public protocol HeraldStore: Sendable {
     func latestCursor() async throws -> Int64
 
     // MARK: Decisions
-    // A notification's decision is a `StoredDecision` (nil until decided). `insert` stores what the
+    // A notification's decision is a `DecisionRecord` (nil until decided). `insert` stores what the
     // notifications carry.
 
     /// Sets the decision of the device's live notification with a new seq (the stream shows it);
@@ -94,7 +94,7 @@ public protocol HeraldStore: Sendable {
     /// stored as given (nil clears it); `date` is the instant of the change, which the row does not
     /// record separately. A decision that starts applying the badge (`AppBadgeRule`) sets the app's badge.
     func updateDecision(
-        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: DecisionRecord, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification?
     /// The live notifications of these devices whose disposition is one of `dispositions`, oldest
     /// (by arrival) first. `invalid` unless every disposition is a held one (`heldForFocus`,

@@ -117,7 +117,7 @@ enum NotificationRow {
         )
         // The disposition column (15) is the decision's, kept for the held and summary indexes.
         if let text: String = try row.decode(atIndex: 16) {
-            notification.setDecision(StoredDecision.decoded(from: text), json: text)
+            notification.setDecision(DecisionRecord.decoded(from: text), json: text)
         }
         // A covering Scheduled Summary release, when the query joined one (`SummaryOverlay.columns`).
         if row.count > 18, let slot: Int64 = try row.decode(atIndex: 18), let decision = notification.decision {

@@ -3,7 +3,7 @@ import GRDB
 import HeraldCore
 import HeraldPolicy
 
-// Each notification's delivery decision: a `StoredDecision`, kept as its JSON text (the one public
+// Each notification's delivery decision: a `DecisionRecord`, kept as its JSON text (the one public
 // shape) with its disposition in a column of its own for the held and summary indexes. A new decision
 // is a change of the row, so it takes a new seq like a read or a dismissal.
 
@@ -33,7 +33,7 @@ extension SQLiteStore {
     )
 
     public func updateDecision(
-        deviceID: String, id: String, decision: StoredDecision, releasedAt: Date?, at date: Date
+        deviceID: String, id: String, decision: DecisionRecord, releasedAt: Date?, at date: Date
     ) async throws -> StoredNotification? {
         let text = try decision.jsonText()
         return try await write(Self.decisionMessages) { db in

@@ -29,7 +29,7 @@ public struct StoredNotification: Hashable, Sendable {
     /// Set on a tombstone: removed by the user or replaced through its collapse id.
     public var removedAt: Date?
     /// The delivery decision, with what its reasons name; nil until the notification is decided.
-    public var decision: StoredDecision? {
+    public var decision: DecisionRecord? {
         get { decisionBox?.value }
         set {
             decisionBox = newValue.map(DecisionBox.init)
@@ -37,7 +37,7 @@ public struct StoredNotification: Hashable, Sendable {
         }
     }
     /// The decision behind one reference: a row is copied several times on the push path (the
-    /// writer's batch, the stored rows, the live fan-out), and a `StoredDecision` inline is ~30
+    /// writer's batch, the stored rows, the live fan-out), and a `DecisionRecord` inline is ~30
     /// reference-counted fields (measured: +1.5 µs of server CPU per push inline).
     private var decisionBox: DecisionBox?
     /// When a held notification was released (by its Focus ending or by a Scheduled Summary).
@@ -50,7 +50,7 @@ public struct StoredNotification: Hashable, Sendable {
         seq: Int64, id: String, deviceID: String, bundleID: String, topic: String, pushType: PushType,
         priority: Int, collapseID: String?, expiration: Int64?, payload: String, receivedAt: Date,
         deliveredAt: Date? = nil, readAt: Date? = nil, dismissedAt: Date? = nil, removedAt: Date? = nil,
-        decision: StoredDecision? = nil, releasedAt: Date? = nil
+        decision: DecisionRecord? = nil, releasedAt: Date? = nil
     ) {
         self.seq = seq
         self.id = id
@@ -89,7 +89,7 @@ public struct StoredNotification: Hashable, Sendable {
 
     /// Sets the decision with its JSON text, known already (read from the store, or encoded by the
     /// push path), so it is not encoded again.
-    public mutating func setDecision(_ decision: StoredDecision?, json: String?) {
+    public mutating func setDecision(_ decision: DecisionRecord?, json: String?) {
         decisionBox = decision.map(DecisionBox.init)
         arrival.decisionJSON = json
     }
@@ -135,11 +135,11 @@ public struct ArrivalFacts: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {}
 }
 
-/// A `StoredDecision` behind a reference, compared and hashed by value.
+/// A `DecisionRecord` behind a reference, compared and hashed by value.
 private final class DecisionBox: Hashable, Sendable {
-    let value: StoredDecision
+    let value: DecisionRecord
 
-    init(_ value: StoredDecision) { self.value = value }
+    init(_ value: DecisionRecord) { self.value = value }
 
     static func == (lhs: DecisionBox, rhs: DecisionBox) -> Bool { lhs === rhs || lhs.value == rhs.value }
     func hash(into hasher: inout Hasher) { hasher.combine(value) }

@@ -6,7 +6,7 @@ import GRDB
 /// A release does not rewrite the notifications it releases (see `Schema.createSummaryReleases`): it
 /// is a row of `summary_releases`. A query selects `notifications AS n` with `join`, and `columns`
 /// adds the covering release to `NotificationRow.columns`; reading the row shows a covered
-/// notification as the release left it (`StoredDecision.releasedBySummary`): listed silently, no
+/// notification as the release left it (`DecisionRecord.releasedBySummary`): listed silently, no
 /// banner, no sound, no announcement, in Notification Center, the reason `summary-delivered` and
 /// `context.summary` (the slot and whether it was featured), and `releasedAt` the time of the release. A notification stays covered when it is read, dismissed
 /// or removed afterwards; a new decision (`updateDecision`) or a provider's replacement ends it.
@@ -30,7 +30,7 @@ enum SummaryOverlay {
 
     /// `NotificationRow.columns` of `n`, then the covering release of `r`: its slot, its time, and
     /// whether it featured `n` (NULLs when there is none). `NotificationRow.decode` applies it to the
-    /// typed decision (`StoredDecision.releasedBySummary`): no JSON is rewritten in SQL.
+    /// typed decision (`DecisionRecord.releasedBySummary`): no JSON is rewritten in SQL.
     static let columns = NotificationRow.columns.split(separator: ",").map { "n.\($0.trimmingCharacters(in: .whitespaces))" }
         .joined(separator: ", ") + """
         , r.slot_ms, r.released_at, \

@@ -49,9 +49,9 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
         try await store.createUser(User(userID: "user\(user)", name: "User \(user)", createdAt: epoch), tokenDigest: String(format: "%064x", user))
         try await store.createDevice(Device(deviceID: "device\(user)", userID: "user\(user)", name: "Phone", createdAt: epoch))
     }
-    let heldDecision = StoredDecision(
+    let heldDecision = DecisionRecord(
         decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
-        context: StoredDecision.Context(audioRoute: .none)
+        context: DecisionRecord.Context(audioRoute: .none)
     )
     var batch: [StoredNotification] = []
     batch.reserveCapacity(10_000)

@@ -131,7 +131,7 @@ struct AppResourceRoutesTests {
             disposition: .heldForFocus, effectiveLevel: .active, focusID: "work", reasons: [.focusHeld]
         )
         _ = try await harness.store.updateDecision(
-            deviceID: device.deviceID, id: "n1", decision: StoredDecision(decision: decision, context: .init(audioRoute: .none)),
+            deviceID: device.deviceID, id: "n1", decision: DecisionRecord(decision: decision, context: .init(audioRoute: .none)),
             releasedAt: nil, at: harness.clock.now()
         )
         try await harness.makeApplication().test(.router) { client in
@@ -143,9 +143,9 @@ struct AppResourceRoutesTests {
             #expect(response.json["reasons"]?[0]?["sentence"] == .string("Held: the Work Focus is on and \(TestHarness.bundleID) is not an allowed app."))
 
             // The decision's `context` names the Focus that was on, as it was named then.
-            let gym = StoredDecision.FocusRef(id: "gym", name: "Gym", kind: .custom)
+            let gym = DecisionRecord.FocusRef(id: "gym", name: "Gym", kind: .custom)
             _ = try await harness.store.updateDecision(
-                deviceID: device.deviceID, id: "n1", decision: StoredDecision(decision: decision, context: .init(focus: gym, audioRoute: .none)),
+                deviceID: device.deviceID, id: "n1", decision: DecisionRecord(decision: decision, context: .init(focus: gym, audioRoute: .none)),
                 releasedAt: nil, at: harness.clock.now()
             )
             let named = try await client.execute(uri: "/v1/notifications/N1/decision", method: .get, headers: bearer(token))

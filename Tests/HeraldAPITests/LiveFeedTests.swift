@@ -128,7 +128,7 @@ struct LiveFeedTests {
 struct FeedCursorTests {
     @Test("changes older than the remembered window are never sent twice, late ones inside it are sent once")
     func windowedDeduplication() {
-        var cursor = FeedCursor(floor: 0, memory: 100)
+        var cursor = SessionPosition(floor: 0, memory: 100)
         for seq in Int64(1)...10_000 { #expect(cursor.accept(seq) != nil) }
         // Live changes that queued up while a catch-up had already sent them.
         #expect(cursor.accept(5) == nil)
@@ -151,7 +151,7 @@ struct NotificationJSONTests {
             receivedAt: Date(timeIntervalSince1970: 1_800_000_000.123), readAt: Date(timeIntervalSince1970: 1_800_000_001)
         )
         var decided = row
-        decided.decision = StoredDecision(
+        decided.decision = DecisionRecord(
             decision: Decision(disposition: .alerted, banner: .banner, effectiveLevel: .active, reasons: [ReasonCode(rawValue: "default-alert")]),
             context: .init(audioRoute: .none), display: NotificationDisplay(title: "Shown", subtitle: nil, body: "here")
         )

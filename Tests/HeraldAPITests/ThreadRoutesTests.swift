@@ -24,7 +24,7 @@ struct ThreadRoutesTests {
             seq: 0, id: id, deviceID: device.deviceID, bundleID: app, topic: app, pushType: .alert, priority: 10,
             collapseID: nil, expiration: nil, payload: #"{"aps":{\#(members)}}"#,
             receivedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)),
-            decision: StoredDecision(decision: decision, context: .init(audioRoute: .none))
+            decision: DecisionRecord(decision: decision, context: .init(audioRoute: .none))
         )
     }
 

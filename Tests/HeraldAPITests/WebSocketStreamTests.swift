@@ -85,7 +85,7 @@ struct WebSocketStreamTests {
     func summaryMessage() async throws {
         let harness = try TestHarness(.sqlite)
         let (token, device) = try await harness.makeDevice()
-        let decision = StoredDecision(
+        let decision = DecisionRecord(
             decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
             context: .init(audioRoute: .none)
         )

@@ -6,7 +6,7 @@ import Testing
 /// The release rules: `HeldNotifications` as a state machine.
 @Suite("Held notifications")
 struct HeldNotificationsTests {
-    func held(_ id: String, for disposition: Disposition, app: String = Fixture.demoID, collapseID: String? = nil) -> PolicyEvent {
+    func held(_ id: String, for disposition: Disposition, app: String = Fixture.demoID, collapseID: String? = nil) -> HeldNotificationsEvent {
         var facts = NotificationFacts(id: id, bundleID: app, collapseID: collapseID, expiry: .at(Fixture.now), receivedAt: Fixture.now)
         facts.relevanceScore = 0.5
         let decision = Decision(

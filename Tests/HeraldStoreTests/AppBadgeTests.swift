@@ -18,8 +18,8 @@ struct AppBadgeTests {
         return notification
     }
 
-    static func decision(_ disposition: Disposition, badge: Bool, reasons: ReasonCodes = []) -> StoredDecision {
-        StoredDecision(
+    static func decision(_ disposition: Disposition, badge: Bool, reasons: ReasonCodes = []) -> DecisionRecord {
+        DecisionRecord(
             decision: Decision(disposition: disposition, badge: badge, effectiveLevel: .active, reasons: reasons),
             context: .init(audioRoute: .none)
         )

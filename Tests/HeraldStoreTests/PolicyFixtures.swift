@@ -26,13 +26,13 @@ extension Fixture {
     }
 
     /// A decision as the push pipeline stores it.
-    static func decision(_ disposition: Disposition, focusID: String? = nil) -> StoredDecision {
-        StoredDecision(
+    static func decision(_ disposition: Disposition, focusID: String? = nil) -> DecisionRecord {
+        DecisionRecord(
             decision: Decision(
                 disposition: disposition, banner: disposition == .alerted ? .banner : .none,
                 effectiveLevel: .active, focusID: focusID, reasons: disposition.isHeld ? [.summaryHeld] : []
             ),
-            context: StoredDecision.Context(audioRoute: .none)
+            context: DecisionRecord.Context(audioRoute: .none)
         )
     }
 

@@ -81,7 +81,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
 
         private let feed: LiveFeed
         private var phase: Phase
-        private var position: FeedCursor
+        private var position: SessionPosition
         private var needsDeliveryMark = false
         private var badges = BadgeWatch()
         /// Outputs of a catch-up page not returned yet (changes and summaries, in seq order).
@@ -91,7 +91,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
             self.feed = feed
             self.phase = .catchingUp(after: feed.cursor)
             let memory = 2 * feed.subscription.capacity + feed.pageSize
-            self.position = FeedCursor(floor: feed.cursor, memory: memory)
+            self.position = SessionPosition(floor: feed.cursor, memory: memory)
         }
 
         /// The next output; nil when the subscription ended. After changes that applied a badge,

@@ -31,7 +31,7 @@ struct DeviceRoutes: Sendable {
     @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
         let device = try await device(request, context)
         let query = request.uri.queryParameters
-        let since = try StreamCursor.parse(query.get("since"), name: "since") ?? 0
+        let since = try CursorParameter.parse(query.get("since"), name: "since") ?? 0
         let limit = try Self.limit(query.get("limit"))
         // Read the end of the feed before the page: when the page reaches the end, the cursor can
         // skip past other devices' changes without skipping any of this device's.

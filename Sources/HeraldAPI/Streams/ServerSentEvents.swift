@@ -19,7 +19,7 @@ struct ServerSentEvents: Sendable {
     @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
         let dependencies = self.dependencies
-        let cursor = try await StreamCursor.start(headers: request.headers, uri: request.uri, store: dependencies.store)
+        let cursor = try await CursorParameter.start(headers: request.headers, uri: request.uri, store: dependencies.store)
         var logger = context.logger
         logger[metadataKey: "device.id"] = .string(device.deviceID)
         let headers: HTTPFields = [

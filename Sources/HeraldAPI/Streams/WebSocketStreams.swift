@@ -49,7 +49,7 @@ struct WebSocketStreams: Sendable {
         }
         let token = try Authenticator.deviceToken(headers: head.headerFields, uri: uri)
         let device = try await authenticator.requireDevice(deviceID, token: token)
-        let cursor = try await StreamCursor.start(headers: head.headerFields, uri: uri, store: dependencies.store)
+        let cursor = try await CursorParameter.start(headers: head.headerFields, uri: uri, store: dependencies.store)
         return { [dependencies] inbound, outbound, context in
             var logger = context.logger
             logger[metadataKey: "device.id"] = .string(device.deviceID)

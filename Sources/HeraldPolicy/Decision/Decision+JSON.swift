@@ -12,7 +12,7 @@ import HeraldCore
 // A hidden preview is `{"hidden": true, "placeholder": …, "thread_count": 2, "locale": "en",
 // "shows_title": false, "shows_subtitle": false}`. Every key is written (absent values as null).
 // The OpenAPI document's `Decision` schema describes it; the server adds `context`, `display` and
-// `actions` beside these keys (`StoredDecision`).
+// `actions` beside these keys (`DecisionRecord`).
 
 extension Decision {
     enum CodingKeys: String, CodingKey {

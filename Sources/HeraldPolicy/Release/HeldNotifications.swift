@@ -18,7 +18,7 @@ public struct HeldNotifications: Sendable, Codable, Hashable {
     public var isEmpty: Bool { held.isEmpty }
 
     /// Applies `event` and returns what to do.
-    public mutating func event(_ event: PolicyEvent) -> [ReleaseAction] {
+    public mutating func event(_ event: HeldNotificationsEvent) -> [ReleaseAction] {
         switch event {
         case .decided(let notification, let decision, let at):
             return record(notification, decision, at: at)

@@ -50,7 +50,7 @@ public struct DecisionExplainer: Sendable {
 
     /// Each reason code of the stored decision with its sentence, in the order the rules fired; one
     /// `allowed` line when the decision has no reasons.
-    func reasonLines(_ row: StoredNotification, stored: StoredDecision) -> [(code: String, sentence: String)] {
+    func reasonLines(_ row: StoredNotification, stored: DecisionRecord) -> [(code: String, sentence: String)] {
         let decision = stored.decision
         let appName = engine.app(row.bundleID).name
         let context = ExplanationContext(
@@ -76,7 +76,7 @@ public struct DecisionExplainer: Sendable {
         return try encoder.encode(explain(row))
     }
 
-    private func sentence(_ code: ReasonCode, stored: StoredDecision, context: ExplanationContext, appName: String) -> String {
+    private func sentence(_ code: ReasonCode, stored: DecisionRecord, context: ExplanationContext, appName: String) -> String {
         switch code {
         case ServerReason.releasedFromFocus:
             let focus = stored.context.releasedFrom.map { Self.mode($0).phrase } ?? "the Focus that held it"
@@ -120,7 +120,7 @@ public struct DecisionExplainer: Sendable {
         }
     }
 
-    static func mode(_ focus: StoredDecision.FocusRef) -> FocusMode {
+    static func mode(_ focus: DecisionRecord.FocusRef) -> FocusMode {
         FocusMode(id: focus.id, name: focus.name, kind: focus.kind)
     }
 
@@ -130,7 +130,7 @@ public struct DecisionExplainer: Sendable {
 
     /// The decision as the list and the streams show it: the stored JSON (decision, `context`,
     /// `display`, `actions`; the OpenAPI `Decision`), else the decision alone in the same shape.
-    static func json(_ stored: StoredDecision, row: StoredNotification) -> JSONValue {
+    static func json(_ stored: DecisionRecord, row: StoredNotification) -> JSONValue {
         if let text = row.decisionJSON, let value = try? JSONParser.parse(Array(text.utf8)) { return value }
         return (try? JSONParser.parse(Array(stored.jsonText().utf8))) ?? .null
     }

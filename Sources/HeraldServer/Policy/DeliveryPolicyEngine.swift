@@ -29,8 +29,8 @@ public final class DeliveryPolicyEngine: Sendable {
     }
 
     /// A decision ready to store.
-    struct Decided: Sendable {
-        var stored: StoredDecision
+    struct DecisionToStore: Sendable {
+        var stored: DecisionRecord
         var json: String
         var disposition: Disposition { stored.decision.disposition }
     }
@@ -164,8 +164,8 @@ public final class DeliveryPolicyEngine: Sendable {
     func decide(
         _ facts: NotificationFacts, content: ShownContent, resources: AppResources, isStored: Bool,
         context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
-        releasedFrom: StoredDecision.FocusRef? = nil
-    ) async throws -> Decided {
+        releasedFrom: DecisionRecord.FocusRef? = nil
+    ) async throws -> DecisionToStore {
         var draft = draft(facts, context: context, now: now)
         if case .hidden(var hidden) = draft.decision.preview {
             // A count the store cannot give is not worth refusing the push: the notification alone.
@@ -208,8 +208,8 @@ public final class DeliveryPolicyEngine: Sendable {
     /// Adds the server's reasons, what the device shows and the context, and encodes the decision.
     private func finish(
         _ draft: Draft, content: ShownContent, resources: AppResources, context: DevicePolicyContext,
-        released: ReasonCode?, releasedFrom: StoredDecision.FocusRef?
-    ) throws -> Decided {
+        released: ReasonCode?, releasedFrom: DecisionRecord.FocusRef?
+    ) throws -> DecisionToStore {
         var decision = draft.decision
         var communicationError: String?
         if case .invalid(let message) = content.communication {
@@ -228,19 +228,19 @@ public final class DeliveryPolicyEngine: Sendable {
             preview: decision.preview, localizations: resources.localizations,
             locale: draft.device.locale ?? context.preferences.locale
         )
-        let stored = StoredDecision(decision: decision, context: StoredDecision.Context(
-            focus: draft.focus.map { StoredDecision.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
+        let stored = DecisionRecord(decision: decision, context: DecisionRecord.Context(
+            focus: draft.focus.map { DecisionRecord.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
             audioRoute: draft.device.audioRoute,
             releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
-            sender: sender.map { StoredDecision.SenderRef(name: $0.name, handle: $0.handle) },
+            sender: sender.map { DecisionRecord.SenderRef(name: $0.name, handle: $0.handle) },
             communicationError: communicationError
         ), display: display, actions: decision.disposition == .notDelivered ? nil : actions(of: draft.facts, in: resources))
-        return Decided(stored: stored, json: try stored.jsonText())
+        return DecisionToStore(stored: stored, json: try stored.jsonText())
     }
 
     /// Decides an accepted push on its arrival (reading the device's context and the app's
     /// resources from the store when they are not cached, and a hidden preview's thread count).
-    func decide(push: AcceptedPush, receivedAt: Date) async throws -> Decided {
+    func decide(push: AcceptedPush, receivedAt: Date) async throws -> DecisionToStore {
         let context = try await context(deviceID: push.token.deviceID)
         let resources = try await resources(bundleID: push.app.bundleID)
         let content = ShownContent(push.payload)
@@ -251,7 +251,7 @@ public final class DeliveryPolicyEngine: Sendable {
     /// The hot path: decides an accepted push without suspending when the device's context and the
     /// app's resources are cached and the preview is not hidden (no thread to count) — the usual
     /// case; nil otherwise (then `decide(push:receivedAt:)`).
-    func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> Decided? {
+    func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> DecisionToStore? {
         let (context, resources) = cache.withLock { ($0.devices[push.token.deviceID], $0.apps[push.app.bundleID]) }
         guard let context, let resources else { return nil }
         let content = ShownContent(push.payload)
@@ -294,7 +294,7 @@ public final class DeliveryPolicyEngine: Sendable {
                 seqByID[row.id] = row.seq
                 shownByID[row.id] = (parsed.content, parsed.resources)
             }
-            var events: [PolicyEvent] = []
+            var events: [HeldNotificationsEvent] = []
             let active = context.activeFocus(at: now)?.mode.id
             var focusIDs: [String] = []
             var summaryApps: [String] = []
@@ -328,11 +328,11 @@ public final class DeliveryPolicyEngine: Sendable {
                     case .focusEnded, .focusChanged: ServerReason.releasedFromFocus
                     case .appLeftSummary, .summaryTurnedOff: ServerReason.releasedFromSummary
                     }
-                    var releasedFrom: StoredDecision.FocusRef?
+                    var releasedFrom: DecisionRecord.FocusRef?
                     switch cause {
                     case .focusEnded(let modeID), .focusChanged(let modeID):
-                        releasedFrom = context.focusModes[modeID].map { StoredDecision.FocusRef(id: $0.id, name: $0.name, kind: $0.kind) }
-                            ?? StoredDecision.FocusRef(id: modeID, name: modeID, kind: .custom)
+                        releasedFrom = context.focusModes[modeID].map { DecisionRecord.FocusRef(id: $0.id, name: $0.name, kind: $0.kind) }
+                            ?? DecisionRecord.FocusRef(id: modeID, name: modeID, kind: .custom)
                     case .appLeftSummary, .summaryTurnedOff:
                         releasedFrom = nil
                     }

@@ -29,13 +29,13 @@ final class FocusService: Service, ClockFollowing {
     }
 
     private let engine: DeliveryPolicyEngine
-    private let events: PolicyEvents
+    private let events: PolicyActivityFanOut
     private let logger: Logger
     private let state = Mutex(State())
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
 
-    init(engine: DeliveryPolicyEngine, events: PolicyEvents, logger: Logger) {
+    init(engine: DeliveryPolicyEngine, events: PolicyActivityFanOut, logger: Logger) {
         self.engine = engine
         self.events = events
         self.logger = logger

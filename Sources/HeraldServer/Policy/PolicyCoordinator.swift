@@ -19,7 +19,7 @@ public final class PolicyCoordinator: Sendable {
     /// Decides pushes and keeps the caches.
     public let engine: DeliveryPolicyEngine
     /// What the services did (summary digests, re-evaluated held notifications).
-    public let events: PolicyEvents
+    public let events: PolicyActivityFanOut
     /// Explains stored decisions.
     public let explainer: DecisionExplainer
     let focusService: FocusService
@@ -27,7 +27,7 @@ public final class PolicyCoordinator: Sendable {
 
     init(store: any HeraldStore, registry: RegistryCache, hub: LiveHub, clock: any HeraldClock, logger: Logger) {
         let engine = DeliveryPolicyEngine(store: store, registry: registry, hub: hub, clock: clock, logger: logger)
-        let events = PolicyEvents()
+        let events = PolicyActivityFanOut()
         self.engine = engine
         self.events = events
         self.explainer = DecisionExplainer(engine: engine)

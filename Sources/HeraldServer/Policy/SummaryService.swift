@@ -29,14 +29,14 @@ final class SummaryService: Service, ClockFollowing {
     }
 
     private let engine: DeliveryPolicyEngine
-    private let policyEvents: PolicyEvents
+    private let policyEvents: PolicyActivityFanOut
     private let logger: Logger
     private let users = Mutex<[String: SummaryUser]>([:])
     private let isDirty = Mutex(false)
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
 
-    init(engine: DeliveryPolicyEngine, events: PolicyEvents, logger: Logger) {
+    init(engine: DeliveryPolicyEngine, events: PolicyActivityFanOut, logger: Logger) {
         self.engine = engine
         self.policyEvents = events
         self.logger = logger

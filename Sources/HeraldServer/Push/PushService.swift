@@ -103,7 +103,7 @@ public final class PushService: PushHandler {
 
     /// Queues the decided row for the next group commit; answers `accepted` once it is durable.
     private func store(
-        _ row: StoredNotification, decided: DeliveryPolicyEngine.Decided, accepted: APNsResponse,
+        _ row: StoredNotification, decided: DeliveryPolicyEngine.DecisionToStore, accepted: APNsResponse,
         respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
         var row = row

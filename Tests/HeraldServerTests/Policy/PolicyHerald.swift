@@ -16,7 +16,7 @@ struct PolicyHerald {
     let runtime: RuntimeInfo
     let task: Task<Void, any Error>
     let directory: URL
-    let events: AsyncStream<PolicyServiceEvent>
+    let events: AsyncStream<PolicyServiceActivity>
 
     /// The real time, to the second: provider tokens are signed with the real clock, so the test
     /// clock starts there.
@@ -90,9 +90,9 @@ struct PolicyHerald {
     }
 
     /// The next policy event that matches, waiting at most 30 s (a guard against a hang, not a delay).
-    func nextEvent(where matches: @escaping @Sendable (PolicyServiceEvent) -> Bool) async throws -> PolicyServiceEvent {
+    func nextEvent(where matches: @escaping @Sendable (PolicyServiceActivity) -> Bool) async throws -> PolicyServiceActivity {
         let events = self.events
-        return try await withThrowingTaskGroup(of: PolicyServiceEvent?.self) { group in
+        return try await withThrowingTaskGroup(of: PolicyServiceActivity?.self) { group in
             group.addTask {
                 for await event in events where matches(event) { return event }
                 return nil

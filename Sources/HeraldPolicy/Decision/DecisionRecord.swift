@@ -11,7 +11,7 @@ import Synchronization
 /// as sent (see `NotificationDisplay`).
 ///
 /// `Decision` decodes from this JSON as it is (it ignores the extra key).
-public struct StoredDecision: Codable, Sendable, Hashable {
+public struct DecisionRecord: Codable, Sendable, Hashable {
     /// The Focus that was on when it was decided.
     public struct FocusRef: Codable, Sendable, Hashable {
         public var id: String
@@ -166,15 +166,15 @@ public struct StoredDecision: Codable, Sendable, Hashable {
     }
 
     private static let rememberedLimit = 4096
-    private static let remembered = Mutex<[StoredDecision: String]>([:])
+    private static let remembered = Mutex<[DecisionRecord: String]>([:])
 
     /// The decision `text` holds (as `jsonText()` wrote it); nil when it does not read.
     ///
     /// Decoded once per distinct text: rows read back repeat a few decisions (a busy app's pushes
     /// to a device are decided alike), and `JSONDecoder` costs tens of microseconds per row.
-    public static func decoded(from text: String) -> StoredDecision? {
+    public static func decoded(from text: String) -> DecisionRecord? {
         if let decision = decodedTexts.withLock({ $0[text] }) { return decision }
-        guard let decision = try? JSONDecoder().decode(StoredDecision.self, from: Data(text.utf8)) else { return nil }
+        guard let decision = try? JSONDecoder().decode(DecisionRecord.self, from: Data(text.utf8)) else { return nil }
         decodedTexts.withLock { decoded in
             if decoded.count >= rememberedLimit { decoded.removeAll(keepingCapacity: true) }
             decoded[text] = decision
@@ -182,7 +182,7 @@ public struct StoredDecision: Codable, Sendable, Hashable {
         return decision
     }
 
-    private static let decodedTexts = Mutex<[String: StoredDecision]>([:])
+    private static let decodedTexts = Mutex<[String: DecisionRecord]>([:])
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -191,11 +191,11 @@ public struct StoredDecision: Codable, Sendable, Hashable {
     }()
 }
 
-extension StoredDecision {
+extension DecisionRecord {
     /// The decision of a notification delivered quietly by the Scheduled Summary of `slotMilliseconds`:
     /// listed silently in Notification Center, no banner, no sound, not announced, with the reason
     /// `summary-delivered` and the summary in its context.
-    public func releasedBySummary(slotMilliseconds: Int64, isFeatured: Bool) -> StoredDecision {
+    public func releasedBySummary(slotMilliseconds: Int64, isFeatured: Bool) -> DecisionRecord {
         var released = self
         released.decision.disposition = .listedSilently
         released.decision.banner = .none

@@ -25,7 +25,7 @@ public struct HeldNotification: Sendable, Codable, Hashable {
 }
 
 /// Something that happened which may hold or release notifications.
-public enum PolicyEvent: Sendable, Hashable {
+public enum HeldNotificationsEvent: Sendable, Hashable {
     /// A notification was decided (on arrival, or again after a release); held ones are kept.
     case decided(NotificationFacts, Decision, at: Date)
     /// The Focus turned off (manually, at its end time, or at the end of a scheduled window).

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdCore
 
 /// Cursors as clients send them: opaque strings (today the decimal change sequence).
-enum StreamCursor {
+enum CursorParameter {
     /// The cursor in `value`; nil when absent or empty; 400 naming `name` when it is not a cursor.
     static func parse(_ value: String?, name: String) throws -> Int64? {
         guard let value, !value.isEmpty else { return nil }

@@ -22,7 +22,7 @@ public struct SummaryDelivery: Sendable {
 }
 
 /// What the policy services did, for whoever watches (streams, tests).
-public enum PolicyServiceEvent: Sendable {
+public enum PolicyServiceActivity: Sendable {
     /// Held notifications of a user were decided again (a Focus ended or changed, the summary
     /// changed); `changes` are the rows that got a new decision, in seq order (maybe none).
     case heldReevaluated(userID: String, at: Date, changes: [StoredNotification])
@@ -33,9 +33,9 @@ public enum PolicyServiceEvent: Sendable {
 }
 
 /// Fans the policy services' events out to subscribers. Publishing never waits.
-public final class PolicyEvents: Sendable {
+public final class PolicyActivityFanOut: Sendable {
     private struct State {
-        var subscribers: [UInt64: AsyncStream<PolicyServiceEvent>.Continuation] = [:]
+        var subscribers: [UInt64: AsyncStream<PolicyServiceActivity>.Continuation] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -45,8 +45,8 @@ public final class PolicyEvents: Sendable {
     public init() {}
 
     /// The events from now on, until the subscriber stops iterating.
-    public func subscribe() -> AsyncStream<PolicyServiceEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PolicyServiceEvent.self)
+    public func subscribe() -> AsyncStream<PolicyServiceActivity> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PolicyServiceActivity.self)
         let id = state.withLock { state in
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
@@ -58,7 +58,7 @@ public final class PolicyEvents: Sendable {
         return stream
     }
 
-    func publish(_ event: PolicyServiceEvent) {
+    func publish(_ event: PolicyServiceActivity) {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield(event) }
     }

@@ -6,7 +6,7 @@
 /// goes out, labelled with the current cursor, so a client resuming from that cursor misses nothing.
 /// Changes sent recently are remembered (a bounded window) to drop the duplicates that subscribing
 /// before reading the backlog produces.
-struct FeedCursor: Sendable {
+struct SessionPosition: Sendable {
     /// What the client already has: everything up to here (its resume cursor).
     let floor: Int64
     /// The largest `seq` sent (or `floor` before anything is sent).
