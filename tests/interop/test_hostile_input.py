@@ -315,3 +315,18 @@ def test_http1_header_flood_gets_400_and_a_closed_connection(herald, device, mod
     assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
     assert sent < 32 << 20, f"the server read {sent / 1e6:.0f} MB before closing"
     assert_bystander_served(herald, device)
+
+
+@pytest.mark.parametrize("path,method", [("/v1/me/preferences", "PUT"), ("/v1/admin/users", "POST")])
+def test_a_json_api_body_over_the_limit_is_refused_and_changes_nothing(herald, device, path, method):
+    """2 MB where the API takes 64 KiB: `413 payload_too_large` as JSON, nothing stored, the server serves on."""
+    token = herald.admin_token if path.startswith("/v1/admin") else device.user_token
+    before = herald.api("GET", "/v1/me/preferences", token=device.user_token).json()
+    users_before = len(herald.admin("GET", "/v1/admin/users")["users"])
+    body = b'{"name":"' + b"a" * (2 << 20) + b'"}'
+    r = herald.api(method, path, body=body, token=token)
+    assert r.status == 413, r
+    assert r.json()["error"]["code"] == "payload_too_large", r
+    assert herald.api("GET", "/v1/me/preferences", token=device.user_token).json() == before
+    assert len(herald.admin("GET", "/v1/admin/users")["users"]) == users_before
+    assert herald.api("GET", "/healthz").status == 200
