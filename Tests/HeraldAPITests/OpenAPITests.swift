@@ -5,37 +5,39 @@ import HeraldCore
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import Yams
 
-/// The paths and operations of an OpenAPI document, read line by line: a path is a key at indent
-/// 2 under `paths:` starting with `/`, an operation a method key at indent 4 below it.
+/// The paths, operations, components and references of an OpenAPI document, parsed as YAML (Yams).
 struct OpenAPIOutline {
     static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
+    /// `METHOD /path` of every operation.
     var operations: Set<String> = []
-    var schemas: Set<String> = []
+    /// `#/components/<kind>/<name>` of every component defined.
+    var components: Set<String> = []
+    /// Every `$ref` anywhere in the document.
     var references: Set<String> = []
 
-    init(yaml: String) {
-        var section = ""
-        var subsection = ""
-        var path: String?
-        for rawLine in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            let line = String(rawLine)
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if let range = trimmed.range(of: "$ref: ") {
-                references.insert(trimmed[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\"'")))
+    init(yaml: String) throws {
+        let document = try #require(try Yams.load(yaml: yaml) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: Any])
+        for (path, item) in paths {
+            for method in (item as? [String: Any] ?? [:]).keys where Self.methods.contains(method) {
+                operations.insert("\(method.uppercased()) \(path)")
             }
-            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), trimmed.hasSuffix(":") else { continue }
-            let indent = line.prefix { $0 == " " }.count
-            let key = String(trimmed.dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            switch indent {
-            case 0: section = key; path = nil
-            case 2: subsection = key; path = section == "paths" && key.hasPrefix("/") ? key : nil
-            case 4:
-                if let path, Self.methods.contains(key) { operations.insert("\(key.uppercased()) \(path)") }
-                if section == "components", subsection == "schemas" { schemas.insert(key) }
-            default: break
-            }
+        }
+        for (kind, entries) in document["components"] as? [String: Any] ?? [:] {
+            for name in (entries as? [String: Any] ?? [:]).keys { components.insert("#/components/\(kind)/\(name)") }
+        }
+        Self.collectReferences(document, into: &references)
+    }
+
+    private static func collectReferences(_ node: Any, into references: inout Set<String>) {
+        if let object = node as? [String: Any] {
+            if let reference = object["$ref"] as? String { references.insert(reference) }
+            for value in object.values { collectReferences(value, into: &references) }
+        } else if let array = node as? [Any] {
+            for value in array { collectReferences(value, into: &references) }
         }
     }
 }
@@ -52,7 +54,7 @@ struct OpenAPITests {
     @Test("the document describes exactly the routes the router serves")
     func routesAgree() async throws {
         let harness = try TestHarness()
-        let outline = OpenAPIOutline(yaml: try await Self.document())
+        let outline = try OpenAPIOutline(yaml: try await Self.document())
         let served = Set(APIRoutes.all(harness.dependencies).map(\.endpoint.description))
         #expect(!served.isEmpty)
         #expect(outline.operations == served, "only documented: \(outline.operations.subtracting(served)); only served: \(served.subtracting(outline.operations))")
@@ -61,7 +63,7 @@ struct OpenAPITests {
     @Test("every documented operation reaches a route (never 404 not_found or 405)")
     func documentedOperationsAreRouted() async throws {
         let harness = try TestHarness()
-        let outline = OpenAPIOutline(yaml: try await Self.document())
+        let outline = try OpenAPIOutline(yaml: try await Self.document())
         try await harness.makeApplication().test(.router) { client in
             for operation in outline.operations.sorted() {
                 let parts = operation.split(separator: " ", maxSplits: 1)
@@ -74,11 +76,12 @@ struct OpenAPITests {
         }
     }
 
-    @Test("every schema the document references is defined")
+    @Test("every reference of the document is a component it defines (schemas, responses, parameters, security)")
     func referencesResolve() async throws {
-        let outline = OpenAPIOutline(yaml: try await Self.document())
-        for reference in outline.references where reference.hasPrefix("#/components/schemas/") {
-            #expect(outline.schemas.contains(String(reference.dropFirst("#/components/schemas/".count))), "\(reference)")
+        let outline = try OpenAPIOutline(yaml: try await Self.document())
+        #expect(outline.references.count > 50)
+        for reference in outline.references {
+            #expect(outline.components.contains(reference), "\(reference)")
         }
     }
 }
