@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from herald_support import (
-    REPORT, SECRETS, note_secret, HeraldServer, HTTPResult, Provider, SetupError, as_body, apns_headers, http_request, query,
+    REPORT, SECRETS, note_secret, H2Client, HeraldServer, HTTPResult, Provider, SetupError, as_body, apns_headers, http_request, query,
     random_hex_token, random_team_id,
 )
 
@@ -189,6 +189,14 @@ def herald_factory(tmp_path_factory):
         if s.proc and s.proc.poll() is None:
             code = s.stop(timeout=10)
             assert code == 0, f"herald exited with {code} after SIGTERM:\n{s.log_tail()}"
+
+
+@pytest.fixture
+def h2(herald):
+    """An h2c connection to the session server's APNs endpoint."""
+    c = H2Client(herald.apns_url)
+    yield c
+    c.close()
 
 
 @pytest.fixture

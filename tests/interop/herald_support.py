@@ -905,3 +905,17 @@ def wait_until(cond: Callable[[], Any], timeout: float, interval: float = 0.05, 
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} not met within {timeout}s")
         time.sleep(interval)
+
+
+def push_ok(env, h2: H2Client, device, payload) -> str:
+    """Pushes `payload` to the device on `h2`; asserts the 200 and returns the apns-id."""
+    apns_id = new_apns_id()
+    st = h2.push(device.device_token, env.headers(apns_id=apns_id), payload)
+    assert st.status == 200, st
+    return apns_id
+
+
+def listed_one(env, device, apns_id: str) -> dict:
+    """The device's listed notification with this id (exactly one)."""
+    [n] = [n for n in env.all_notifications(device) if n["id"] == apns_id]
+    return n

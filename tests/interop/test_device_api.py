@@ -9,18 +9,11 @@ import time
 
 import pytest
 
-from herald_support import H2Client, SSEClient, alert_payload, iso_ms_utc, new_apns_id, query
+from herald_support import alert_payload, iso_ms_utc, new_apns_id, query, SSEClient
 
 FIELDS = {"id", "cursor", "device_id", "topic", "bundle_id", "push_type", "priority", "collapse_id", "expiration",
           "received_at", "read_at", "dismissed_at", "payload", "alert", "display", "badge", "sound", "thread_id", "category",
           "interruption_level", "relevance_score"}
-
-
-@pytest.fixture
-def h2(herald):
-    c = H2Client(herald.apns_url)
-    yield c
-    c.close()
 
 
 def push(herald, h2, device, payload=None, **kw):

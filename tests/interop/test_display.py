@@ -7,7 +7,7 @@ import pytest
 
 import subprocess
 
-from herald_support import H2Client, herald_bin, new_apns_id
+from herald_support import herald_bin, listed_one, push_ok
 
 RUSSIAN_STRINGSDICT = """<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -24,25 +24,6 @@ RUSSIAN_STRINGSDICT = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-@pytest.fixture
-def h2(herald):
-    c = H2Client(herald.apns_url)
-    yield c
-    c.close()
-
-
-def push(herald, h2, device, payload) -> str:
-    apns_id = new_apns_id()
-    st = h2.push(device.device_token, herald.headers(apns_id=apns_id), payload)
-    assert st.status == 200, st
-    return apns_id
-
-
-def listed(herald, device, apns_id: str) -> dict:
-    [n] = [n for n in herald.all_notifications(device) if n["id"] == apns_id]
-    return n
-
-
 def unlock(herald, device):
     # A device is locked until it says otherwise, and Show Previews is When Unlocked by default.
     r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", body={"locked": False}, token=device.user_token)
@@ -55,15 +36,15 @@ def test_a_new_users_preview_is_hidden_while_the_device_is_locked(herald, h2, de
     assert r.status == 200, r
     assert r.json()["show_previews"] == "when_unlocked"
     # When a push reaches the (locked) device, its preview is hidden, and the decision says why
-    locked = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
-    n = listed(herald, device, locked)
+    locked = push_ok(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
+    n = listed_one(herald, device, locked)
     assert n["display"] == {"title": None, "subtitle": None, "body": "Notification"}
     r = herald.api("GET", f"/v1/notifications/{locked}/decision", token=device.user_token)
     assert r.json()["decision"]["preview"]["hidden"] is True
     assert {x["code"] for x in r.json()["reasons"]} >= {"previews-hidden-locked"}
     # Once the device is unlocked, the content shows
     unlock(herald, device)
-    shown = listed(herald, device, push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}}))
+    shown = listed_one(herald, device, push_ok(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}}))
     assert shown["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"}
 
 
@@ -77,9 +58,9 @@ def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_ke
     # When pushes with loc keys arrive
     shown = {}
     for count in (1, 3, 5):
-        apns_id = push(herald, h2, device, {"aps": {"alert": {"loc-key": "NEW_MESSAGES", "loc-args": [str(count)],
+        apns_id = push_ok(herald, h2, device, {"aps": {"alert": {"loc-key": "NEW_MESSAGES", "loc-args": [str(count)],
                                                               "title-loc-key": "NO_SUCH_TITLE"}}})
-        shown[count] = listed(herald, device, apns_id)
+        shown[count] = listed_one(herald, device, apns_id)
     # Then the device shows them resolved (one / few / many), the missing key as itself; `alert` stays as sent
     assert [shown[c]["display"]["body"] for c in (1, 3, 5)] == \
         ["1 новое сообщение", "3 новых сообщения", "5 новых сообщений"]
@@ -89,8 +70,8 @@ def test_loc_keys_show_in_the_device_locale_with_plurals_and_fall_back_to_the_ke
 
 def test_a_plain_push_shows_its_alert(herald, h2, device):
     unlock(herald, device)
-    apns_id = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
-    n = listed(herald, device, apns_id)
+    apns_id = push_ok(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
+    n = listed_one(herald, device, apns_id)
     assert n["display"] == {"title": "Sale", "subtitle": None, "body": "50% off"} == n["alert"]
     assert n["decision"]["display"] is None
 
@@ -107,13 +88,13 @@ def test_a_message_from_an_allowed_person_breaks_through_the_focus(herald, h2, d
     message = {"aps": {"alert": {"body": "On my way"}},
                "communication": {"kind": "message", "group": "Lunch crew",
                                  "sender": {"handle": "(555) 010-0200", "handle_type": "phone", "display_name": "Ana"}}}
-    from_ana = push(herald, h2, device, message)
-    ordinary = push(herald, h2, device, {"aps": {"alert": "Sale"}})
+    from_ana = push_ok(herald, h2, device, message)
+    ordinary = push_ok(herald, h2, device, {"aps": {"alert": "Sale"}})
     # Then hers is alerted and shows her name and the group; the other waits for the Focus
-    n = listed(herald, device, from_ana)
+    n = listed_one(herald, device, from_ana)
     assert n["disposition"] == "alerted"
     assert n["display"] == {"title": "Ana", "subtitle": "Lunch crew", "body": "On my way"}
-    assert listed(herald, device, ordinary)["disposition"] == "heldForFocus"
+    assert listed_one(herald, device, ordinary)["disposition"] == "heldForFocus"
     r = herald.api("GET", f"/v1/notifications/{from_ana}/decision", token=device.user_token)
     assert r.status == 200, r
     sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
@@ -128,7 +109,7 @@ def test_a_message_from_an_allowed_person_breaks_through_the_focus(herald, h2, d
 
 
 def test_a_malformed_communication_key_is_accepted_and_explained(herald, h2, device):
-    apns_id = push(herald, h2, device, {"aps": {"alert": "Hi"}, "communication": {"kind": "fax"}})
+    apns_id = push_ok(herald, h2, device, {"aps": {"alert": "Hi"}, "communication": {"kind": "fax"}})
     r = herald.api("GET", f"/v1/notifications/{apns_id}/decision", token=device.user_token)
     assert r.status == 200, r
     sentences = {x["code"]: x["sentence"] for x in r.json()["reasons"]}
@@ -136,8 +117,8 @@ def test_a_malformed_communication_key_is_accepted_and_explained(herald, h2, dev
 
 
 def test_an_unrecognised_interruption_level_is_accepted_treated_as_active_and_explained(herald, h2, device):
-    apns_id = push(herald, h2, device, {"aps": {"alert": "Hi", "sound": "default", "interruption-level": "urgent"}})
-    n = listed(herald, device, apns_id)
+    apns_id = push_ok(herald, h2, device, {"aps": {"alert": "Hi", "sound": "default", "interruption-level": "urgent"}})
+    n = listed_one(herald, device, apns_id)
     assert n["interruption_level"] == "urgent" and n["disposition"] == "alerted"
     r = herald.api("GET", f"/v1/notifications/{apns_id}/decision", token=device.user_token)
     assert r.status == 200, r

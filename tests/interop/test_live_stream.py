@@ -9,14 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from websockets.sync.client import connect as ws_connect
 
-from herald_support import REPORT, H2Client, SSEClient, alert_payload, new_apns_id, stalled_sse_socket
-
-
-@pytest.fixture
-def h2(herald):
-    c = H2Client(herald.apns_url)
-    yield c
-    c.close()
+from herald_support import alert_payload, new_apns_id, REPORT, SSEClient, stalled_sse_socket
 
 
 def push(herald, h2, device, title="live"):

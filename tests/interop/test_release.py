@@ -8,26 +8,7 @@ import time
 
 import pytest
 
-from herald_support import H2Client, SSEClient, new_apns_id
-
-
-@pytest.fixture
-def h2(herald):
-    c = H2Client(herald.apns_url)
-    yield c
-    c.close()
-
-
-def push(herald, h2, device, payload) -> str:
-    apns_id = new_apns_id()
-    st = h2.push(device.device_token, herald.headers(apns_id=apns_id), payload)
-    assert st.status == 200, st
-    return apns_id
-
-
-def listed(herald, device, apns_id: str) -> dict:
-    [n] = [n for n in herald.all_notifications(device) if n["id"] == apns_id]
-    return n
+from herald_support import listed_one, push_ok, SSEClient
 
 
 def released_event(stream: SSEClient, apns_id: str, timeout: float = 10) -> dict:
@@ -56,8 +37,8 @@ def test_a_focus_ending_releases_what_it_held_quietly(herald, h2, device):
     r = herald.api("PUT", "/v1/me/focus-modes/work", token=device.user_token, body={})
     assert r.status in (200, 201), r
     assert herald.api("POST", "/v1/me/focus-modes/work/on", token=device.user_token).status == 200
-    held = push(herald, h2, device, {"aps": {"alert": {"title": "Standup", "body": "moved"}, "sound": "default", "badge": 2}})
-    assert listed(herald, device, held)["disposition"] == "heldForFocus"
+    held = push_ok(herald, h2, device, {"aps": {"alert": {"title": "Standup", "body": "moved"}, "sound": "default", "badge": 2}})
+    assert listed_one(herald, device, held)["disposition"] == "heldForFocus"
     with SSEClient(herald.api_url, device.device_id, device.user_token) as stream:
         time.sleep(0.2)
         # When the Focus is turned off
@@ -66,7 +47,7 @@ def test_a_focus_ending_releases_what_it_held_quietly(herald, h2, device):
         n = released_event(stream, held)
     assert n["disposition"] == "listedSilently"
     assert_quiet(n["decision"], badge=True)
-    assert listed(herald, device, held)["disposition"] == "listedSilently"
+    assert listed_one(herald, device, held)["disposition"] == "listedSilently"
     badges = herald.api("GET", f"/v1/devices/{device.device_id}/badges", token=device.user_token).json()
     assert badges["total"] == 2, badges
     r = herald.api("GET", f"/v1/notifications/{held}/decision", token=device.user_token)
@@ -80,8 +61,8 @@ def test_an_app_leaving_the_summary_releases_what_it_held_quietly(herald, h2, de
     # Given the app in the Scheduled Summary, holding a push
     r = herald.api("PUT", "/v1/me/summary", token=device.user_token, body={"times": ["08:00"], "apps": [device.bundle_id]})
     assert r.status == 200, r
-    held = push(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}, "sound": "default"}})
-    assert listed(herald, device, held)["disposition"] == "heldForSummary"
+    held = push_ok(herald, h2, device, {"aps": {"alert": {"title": "Sale", "body": "50% off"}, "sound": "default"}})
+    assert listed_one(herald, device, held)["disposition"] == "heldForSummary"
     with SSEClient(herald.api_url, device.device_id, device.user_token) as stream:
         time.sleep(0.2)
         # When the app leaves the summary

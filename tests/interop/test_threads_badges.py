@@ -8,14 +8,7 @@ import subprocess
 
 import pytest
 
-from herald_support import H2Client, herald_bin, new_apns_id
-
-
-@pytest.fixture
-def h2(herald):
-    c = H2Client(herald.apns_url)
-    yield c
-    c.close()
+from herald_support import herald_bin, new_apns_id
 
 
 def push(herald, h2, device, aps: dict) -> str:
