@@ -22,7 +22,9 @@ public struct APNsListenerConfiguration: Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients (APNs: "don't assume"; ~1000 observed).
     public var maximumConcurrentStreams: Int = 1000
 
-    public init(host: String, cleartextPort: Int, tlsPort: Int?, certificatePath: String? = nil, privateKeyPath: String? = nil) {
+    public init(
+        host: String, cleartextPort: Int, tlsPort: Int?, certificatePath: String? = nil, privateKeyPath: String? = nil
+    ) {
         self.host = host
         self.cleartextPort = cleartextPort
         self.tlsPort = tlsPort
@@ -48,7 +50,9 @@ public final class APNsListener: Service, Sendable {
     private let tracker = ConnectionTracker()
     private let serverChannels = Mutex<[any Channel]>([])
 
-    public init(configuration: APNsListenerConfiguration, handler: any PushHandler, group: any EventLoopGroup, logger: Logger) {
+    public init(
+        configuration: APNsListenerConfiguration, handler: any PushHandler, group: any EventLoopGroup, logger: Logger
+    ) {
         self.configuration = configuration
         self.handler = handler
         self.group = group
@@ -77,9 +81,11 @@ public final class APNsListener: Service, Sendable {
             tlsAddress = channel.localAddress
         }
         guard let cleartextAddress = cleartext.localAddress else { throw APNsListenerError.notBound }
-        logger.info("APNs listeners bound", metadata: [
-            "apns.cleartext": "\(cleartextAddress)", "apns.tls": "\(tlsAddress.map { "\($0)" } ?? "off")",
-        ])
+        logger.info(
+            "APNs listeners bound",
+            metadata: [
+                "apns.cleartext": "\(cleartextAddress)", "apns.tls": "\(tlsAddress.map { "\($0)" } ?? "off")",
+            ])
         return BoundAddresses(cleartext: cleartextAddress, tls: tlsAddress)
     }
 
@@ -103,7 +109,8 @@ public final class APNsListener: Service, Sendable {
         let connections = tracker.beginQuiescing()
         for connection in connections {
             connection.eventLoop.execute {
-                let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+                let goAway = HTTP2Frame(
+                    streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
                 if (try? connection.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self)) != nil {
                     connection.writeAndFlush(goAway, promise: nil)
                 }
@@ -132,8 +139,10 @@ public final class APNsListener: Service, Sendable {
                     tracker.add(channel)
                     let pipeline = channel.pipeline.syncOperations
                     let configure = { (context: ChannelHandlerContext, chosen: ProtocolSniffer.Choice) throws in
-                        try Self.configure(chosen, pipeline: context.pipeline.syncOperations, channel: context.channel,
-                                           after: context.handler, settings: settings, handler: handler, tracker: tracker, logger: logger)
+                        try Self.configure(
+                            chosen, pipeline: context.pipeline.syncOperations, channel: context.channel,
+                            after: context.handler, settings: settings, handler: handler, tracker: tracker,
+                            logger: logger)
                     }
                     if let tls {
                         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
@@ -142,9 +151,13 @@ public final class APNsListener: Service, Sendable {
                                 let sync = channel.pipeline.syncOperations
                                 switch result {
                                 case .negotiated("h2"):
-                                    try Self.configure(.http2, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker, logger: logger)
+                                    try Self.configure(
+                                        .http2, pipeline: sync, channel: channel, after: nil, settings: settings,
+                                        handler: handler, tracker: tracker, logger: logger)
                                 case .negotiated("http/1.1"):
-                                    try Self.configure(.http1, pipeline: sync, channel: channel, after: nil, settings: settings, handler: handler, tracker: tracker, logger: logger)
+                                    try Self.configure(
+                                        .http1, pipeline: sync, channel: channel, after: nil, settings: settings,
+                                        handler: handler, tracker: tracker, logger: logger)
                                 default:
                                     try sync.addHandler(ProtocolSniffer(configure: configure))
                                 }
@@ -175,7 +188,8 @@ public final class APNsListener: Service, Sendable {
             connectionConfiguration.initialSettings = settings
             // No stream multiplexer: HTTP2ConnectionHandler answers every stream of the connection.
             let http2 = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration)
-            let streams = HTTP2ConnectionHandler(connection: APNsConnection(), handler: handler, tracker: tracker, logger: logger)
+            let streams = HTTP2ConnectionHandler(
+                connection: APNsConnection(), handler: handler, tracker: tracker, logger: logger)
             try pipeline.addHandler(http2, position: position)
             try pipeline.addHandler(streams, position: .after(http2))
         case .http1:

@@ -35,9 +35,11 @@ final class HTTP1Handler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard !isClosing else { return }
         isClosing = true
-        logger.debug("APNs HTTP/1.1 connection closed after an error", metadata: [
-            "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
-        ])
+        logger.debug(
+            "APNs HTTP/1.1 connection closed after an error",
+            metadata: [
+                "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
+            ])
         head = nil
         body = []
         context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
@@ -45,7 +47,8 @@ final class HTTP1Handler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let deadline = context.eventLoop.scheduleTask(in: HTTP2ConnectionHandler.closeDeadline) { [channel = context.channel] in
+        let deadline = context.eventLoop.scheduleTask(in: HTTP2ConnectionHandler.closeDeadline) {
+            [channel = context.channel] in
             channel.close(promise: nil)
         }
         context.channel.closeFuture.whenComplete { _ in deadline.cancel() }
@@ -84,13 +87,17 @@ final class HTTP1Handler: ChannelInboundHandler {
             guard tracker.requestStarted() else {
                 let failure = APNsResponse(failure: APNsFailure(.shutdown), apnsID: request.header("apns-id") ?? "")
                 let tracker = self.tracker
-                Self.write(failure, version: version, keepAlive: false, to: channel).whenComplete { _ in tracker.requestFinished() }
+                Self.write(failure, version: version, keepAlive: false, to: channel).whenComplete { _ in
+                    tracker.requestFinished()
+                }
                 return
             }
             isAnswering = true
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            Self.process(request, version: version, keepAlive: keepAlive, channel: channel,
-                         handler: handler, connection: connection, tracker: tracker) {
+            Self.process(
+                request, version: version, keepAlive: keepAlive, channel: channel,
+                handler: handler, connection: connection, tracker: tracker
+            ) {
                 loopBound.value.answered(channel: channel)
             }
         }
@@ -112,7 +119,9 @@ final class HTTP1Handler: ChannelInboundHandler {
     }
 
     @discardableResult
-    static func write(_ response: APNsResponse, version: HTTPVersion, keepAlive: Bool, to channel: any Channel) -> EventLoopFuture<Void> {
+    static func write(_ response: APNsResponse, version: HTTPVersion, keepAlive: Bool, to channel: any Channel)
+        -> EventLoopFuture<Void>
+    {
         var headers = HTTPHeaders()
         headers.add(name: "apns-id", value: response.apnsID)
         if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID) }
@@ -120,10 +129,12 @@ final class HTTP1Handler: ChannelInboundHandler {
         if response.body != nil { headers.add(name: "content-type", value: "application/json") }
         headers.add(name: "content-length", value: String(body.utf8.count))
         if !keepAlive { headers.add(name: "connection", value: "close") }
-        let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        let head = HTTPResponseHead(
+            version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
         channel.write(HTTPServerResponsePart.head(head), promise: nil)
         if !body.isEmpty {
-            channel.write(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(string: body))), promise: nil)
+            channel.write(
+                HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(string: body))), promise: nil)
         }
         let done = channel.writeAndFlush(HTTPServerResponsePart.end(nil))
         if !keepAlive { done.whenComplete { _ in channel.close(promise: nil) } }

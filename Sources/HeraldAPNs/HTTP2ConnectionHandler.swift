@@ -67,7 +67,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         let streamID = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if case .dispatch(let request) = state.headersReceived(headers.headers, endStream: headers.endStream, on: streamID) {
+            if case .dispatch(let request) = state.headersReceived(
+                headers.headers, endStream: headers.endStream, on: streamID)
+            {
                 dispatch(request, on: streamID, context: context)
             }
         case .data(let data):
@@ -78,7 +80,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             // A padded frame's flow-controlled length is its whole payload: the data, the padding and
             // the Pad Length byte (RFC 9113 §6.1); `paddingBytes` is the Pad Length value only.
             let length = buffer.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-            let action = state.dataReceived(&buffer, flowControlledLength: length, endStream: data.endStream, on: streamID)
+            let action = state.dataReceived(
+                &buffer, flowControlledLength: length, endStream: data.endStream, on: streamID)
             if let increment = action.connectionWindowIncrement {
                 writeWindowUpdate(increment, on: .rootStream, context: context)
             }
@@ -120,11 +123,14 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         case .stopReadingAndClose, .stopReadingAndCloseWhenAnswered:
             // A TLS peer that hangs up without close_notify is leaving, not breaking the protocol.
             let isHangUp = (error as? NIOSSLError) == .uncleanShutdown
-            let message: Logger.Message = isHangUp
+            let message: Logger.Message =
+                isHangUp
                 ? "APNs TLS peer closed without close_notify" : "APNs HTTP/2 connection closed after a protocol error"
-            logger.log(level: isHangUp ? .trace : .debug, message, metadata: [
-                "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
-            ])
+            logger.log(
+                level: isHangUp ? .trace : .debug, message,
+                metadata: [
+                    "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
+                ])
             context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             guard case .stopReadingAndCloseWhenAnswered = action else {
                 context.close(promise: nil)
@@ -207,7 +213,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         // Each answer's ids are new: entering them in the dynamic table would only evict entries
         // (and cost a table search and insert per answer), so they are sent as literals.
         headers.add(name: "apns-id", value: response.apnsID, indexing: .nonIndexable)
-        if let uniqueID = response.uniqueID { headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable) }
+        if let uniqueID = response.uniqueID {
+            headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
+        }
         guard let body = response.body else {
             let frame = HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))
             context.write(handler.wrapOutboundOut(frame), promise: promise)

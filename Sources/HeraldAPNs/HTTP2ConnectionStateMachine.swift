@@ -97,7 +97,8 @@ struct HTTP2ConnectionStateMachine {
     // MARK: Frames
 
     /// A HEADERS frame: starts the stream's request (a later header block, trailers, adds nothing).
-    mutating func headersReceived(_ headers: HPACKHeaders, endStream: Bool, on streamID: HTTP2StreamID) -> RequestAction {
+    mutating func headersReceived(_ headers: HPACKHeaders, endStream: Bool, on streamID: HTTP2StreamID) -> RequestAction
+    {
         guard frameArrived() else { return .none }
         if streams[streamID] == nil {
             var request = PendingRequest()
@@ -170,7 +171,8 @@ struct HTTP2ConnectionStateMachine {
     private mutating func dispatch(_ streamID: HTTP2StreamID) -> RequestAction {
         guard let pending = streams.removeValue(forKey: streamID) else { return .none }
         awaitingAnswers += 1
-        return .dispatch(APNsRequest(method: pending.method, path: pending.path, headers: pending.headers, body: pending.body))
+        return .dispatch(
+            APNsRequest(method: pending.method, path: pending.path, headers: pending.headers, body: pending.body))
     }
 
     // MARK: Events

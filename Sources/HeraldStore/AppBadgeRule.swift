@@ -10,9 +10,11 @@ public enum AppBadgeRule {
     /// applies the badge (`"badge": true`); nil otherwise, or when either does not parse.
     public static func appliedBadge(_ notification: StoredNotification) -> Int? {
         guard !notification.isRemoved, notification.decisionAppliesBadge,
-              JSONWriter.contains(#""badge""#, in: notification.payload) else { return nil }
+            JSONWriter.contains(#""badge""#, in: notification.payload)
+        else { return nil }
         if let parsed = notification.arrival.payload { return parsed.aps.badge }
-        let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["badge"]
+        let value = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?[
+            "badge"]
         guard let number = value?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) else {
             return nil
         }
@@ -36,11 +38,12 @@ public enum AppBadgeRule {
 
         func store(_ db: Database) throws {
             guard !order.isEmpty else { return }
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (device_id, bundle_id) DO UPDATE SET
-                    badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (device_id, bundle_id) DO UPDATE SET
+                        badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
+                    """)
             for key in order {
                 guard let latest = badges[key] else { continue }
                 try statement.execute(arguments: [key.deviceID, key.bundleID, latest.badge, latest.id, latest.seq])

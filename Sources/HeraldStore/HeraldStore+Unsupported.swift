@@ -22,7 +22,9 @@ extension HeraldStore {
         throw UnsupportedStoreOperation("updateDecision")
     }
 
-    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification] {
+    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws
+        -> [StoredNotification]
+    {
         throw UnsupportedStoreOperation("heldNotifications")
     }
 
@@ -91,7 +93,9 @@ extension HeraldStore {
     }
 
     /// None: a store that cannot release summaries has no summary events (its streams still work).
-    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent] {
+    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws
+        -> [StoredSummaryEvent]
+    {
         []
     }
 

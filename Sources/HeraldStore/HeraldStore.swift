@@ -70,7 +70,8 @@ public protocol HeraldStore: Sendable {
     /// (expired before any session got them) left out.
     func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification]
     /// The device's list (no tombstones, no undeliverable ones) after `cursor`, in `seq` order.
-    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification]
+    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [StoredNotification]
     /// One notification of the device (no tombstones).
     func notification(deviceID: String, id: String) async throws -> StoredNotification?
     /// Marks a notification read (new seq); nil when there is no such notification.
@@ -155,7 +156,8 @@ public protocol HeraldStore: Sendable {
     /// of another user.
     func releaseSummaries(_ summaries: [SummaryRelease], at date: Date) async throws -> [[ReleasedSummary]?]
     /// The device's summary events after `cursor` (and up to `last`, when given), in seq order.
-    func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent]
+    func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws
+        -> [StoredSummaryEvent]
     /// The slot of the latest summary delivered to the user; nil when none was.
     func lastSummaryDelivery(userID: String) async throws -> Date?
     /// The users whose Scheduled Summary is on (it has a time), by user id.

@@ -46,7 +46,10 @@ enum NotificationRow {
     static let upsertSQLByRows: [String] = (0...maximumRowsPerUpsert).map { $0 == 0 ? "" : upsertSQL(rows: $0) }
 
     /// Appends the arguments of one row of `upsertSQL(rows:)` for `notification` stored with `seq` in `thread`.
-    static func appendUpsertValues(_ notification: StoredNotification, seq: Int64, thread: String?, to values: inout [(any DatabaseValueConvertible)?]) {
+    static func appendUpsertValues(
+        _ notification: StoredNotification, seq: Int64, thread: String?,
+        to values: inout [(any DatabaseValueConvertible)?]
+    ) {
         values.append(seq)
         values.append(notification.id)
         values.append(notification.deviceID)
@@ -73,7 +76,9 @@ enum NotificationRow {
         if let parsed = notification.arrival.payload {
             thread = parsed.aps.threadID
         } else {
-            thread = (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?["thread-id"]?.stringValue
+            thread =
+                (try? JSONParser.parse(Array(notification.payload.utf8)))?.objectValue?["aps"]?.objectValue?[
+                    "thread-id"]?.stringValue
         }
         return thread.flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -123,7 +128,8 @@ enum NotificationRow {
         if row.count > 18, let slot: Int64 = try row.decode(atIndex: 18), let decision = notification.decision {
             let releasedAt: Int64 = try row.decode(atIndex: 19)
             let featured: Bool = try row.decode(atIndex: 20)
-            notification.setDecision(decision.releasedBySummary(slotMilliseconds: slot, isFeatured: featured), json: nil)
+            notification.setDecision(
+                decision.releasedBySummary(slotMilliseconds: slot, isFeatured: featured), json: nil)
             notification.releasedAt = Date(storedMilliseconds: releasedAt)
         }
         return notification

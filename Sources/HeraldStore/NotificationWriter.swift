@@ -51,7 +51,8 @@ public final class NotificationWriter: Sendable {
         /// The commit thread's loop: waits for writes, commits them in batches, until stopped.
         func run() {
             while true {
-                let (batch, completions, isStopped): ([StoredNotification], [Completion], Bool) = state.withLock { state in
+                let (batch, completions, isStopped): ([StoredNotification], [Completion], Bool) = state.withLock {
+                    state in
                     if state.queued.count <= maxBatch {
                         defer {
                             state.queued = []

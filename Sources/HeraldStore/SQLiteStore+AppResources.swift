@@ -15,11 +15,13 @@ extension SQLiteStore {
         }
         try await write(Self.notFound("There is no app with bundle id \(bundleID).")) { db in
             try Self.requireApp(db, bundleID)
-            try db.cachedStatement(sql: """
-                INSERT INTO app_categories (bundle_id, identifier, category) VALUES (?, ?, ?)
-                ON CONFLICT (bundle_id, identifier) DO UPDATE SET category = excluded.category
-                """)
-                .execute(arguments: [bundleID, identifier, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO app_categories (bundle_id, identifier, category) VALUES (?, ?, ?)
+                    ON CONFLICT (bundle_id, identifier) DO UPDATE SET category = excluded.category
+                    """
+            )
+            .execute(arguments: [bundleID, identifier, json])
         }
     }
 
@@ -35,12 +37,14 @@ extension SQLiteStore {
     public func categories(bundleID: String) async throws -> [CategoryRecord] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT identifier, category FROM app_categories WHERE bundle_id = ? ORDER BY identifier
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT identifier, category FROM app_categories WHERE bundle_id = ? ORDER BY identifier
+                        """),
                 arguments: [bundleID]
             ).map { row in
-                CategoryRecord(bundleID: bundleID, identifier: try row.decode(atIndex: 0), json: try row.decode(atIndex: 1))
+                CategoryRecord(
+                    bundleID: bundleID, identifier: try row.decode(atIndex: 0), json: try row.decode(atIndex: 1))
             }
         }
     }
@@ -64,21 +68,24 @@ extension SQLiteStore {
         }
         try await write(Self.notFound("There is no app with bundle id \(bundleID).")) { db in
             try Self.requireApp(db, bundleID)
-            try db.cachedStatement(sql: """
-                INSERT INTO localization_files (bundle_id, locale, kind, name, data) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (bundle_id, locale, kind, name) DO UPDATE SET data = excluded.data
-                """)
-                .execute(arguments: [bundleID, locale, kind.rawValue, name, data])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO localization_files (bundle_id, locale, kind, name, data) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (bundle_id, locale, kind, name) DO UPDATE SET data = excluded.data
+                    """
+            )
+            .execute(arguments: [bundleID, locale, kind.rawValue, name, data])
         }
     }
 
     public func localizationFiles(bundleID: String) async throws -> [LocalizationFileRecord] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT locale, kind, name, data FROM localization_files WHERE bundle_id = ?
-                    ORDER BY locale, kind, name
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT locale, kind, name, data FROM localization_files WHERE bundle_id = ?
+                        ORDER BY locale, kind, name
+                        """),
                 arguments: [bundleID]
             ).map { row in
                 let kindName: String = try row.decode(atIndex: 1)
@@ -97,10 +104,12 @@ extension SQLiteStore {
         bundleID: String, locale: String, kind: LocalizationFileKind, name: String
     ) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: """
-                DELETE FROM localization_files WHERE bundle_id = ? AND locale = ? AND kind = ? AND name = ?
-                """)
-                .execute(arguments: [bundleID, locale, kind.rawValue, name])
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM localization_files WHERE bundle_id = ? AND locale = ? AND kind = ? AND name = ?
+                    """
+            )
+            .execute(arguments: [bundleID, locale, kind.rawValue, name])
             return db.changesCount > 0
         }
     }

@@ -45,8 +45,12 @@ extension SQLiteStore {
                 return current
             }
             let seq = try Self.latestSeq(db) + 1
-            let arguments: StatementArguments = [decision.decision.disposition.rawValue, text, released, seq, seq, deviceID, id]
-            guard let updated = try NotificationRow.fetchOne(db, sql: Self.decideSQL, arguments: arguments) else { return nil }
+            let arguments: StatementArguments = [
+                decision.decision.disposition.rawValue, text, released, seq, seq, deviceID, id,
+            ]
+            guard let updated = try NotificationRow.fetchOne(db, sql: Self.decideSQL, arguments: arguments) else {
+                return nil
+            }
             // The app badge follows a decision that starts applying it (a held notification released):
             // `AppBadgeRule`, the same rule as the group commit's inserts.
             if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
@@ -58,7 +62,9 @@ extension SQLiteStore {
         }
     }
 
-    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification] {
+    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws
+        -> [StoredNotification]
+    {
         for disposition in dispositions where !disposition.isHeld {
             throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition.rawValue) ones.")
         }

@@ -92,10 +92,13 @@ extension SQLiteStore {
         var index = notifications.startIndex
         while index < notifications.endIndex {
             if let collapseID = notifications[index].collapseID {
-                let tombstone = try NotificationRow.fetchOne(db, sql: collapseSQL, arguments: [
-                    notifications[index].receivedAt.storedMilliseconds, seq + 1,
-                    notifications[index].deviceID, notifications[index].bundleID, collapseID, notifications[index].id,
-                ])
+                let tombstone = try NotificationRow.fetchOne(
+                    db, sql: collapseSQL,
+                    arguments: [
+                        notifications[index].receivedAt.storedMilliseconds, seq + 1,
+                        notifications[index].deviceID, notifications[index].bundleID, collapseID,
+                        notifications[index].id,
+                    ])
                 if let tombstone {
                     seq += 1
                     tombstones.append(InsertedBatch.Tombstone(before: index, row: tombstone))
@@ -104,7 +107,9 @@ extension SQLiteStore {
             // This notification, and the ones after it without a collapse id (which need no
             // tombstone first), in one statement.
             var end = index + 1
-            while end < notifications.endIndex, end - index < NotificationRow.maximumRowsPerUpsert, notifications[end].collapseID == nil {
+            while end < notifications.endIndex, end - index < NotificationRow.maximumRowsPerUpsert,
+                notifications[end].collapseID == nil
+            {
                 end += 1
             }
             values.removeAll(keepingCapacity: true)
@@ -114,14 +119,17 @@ extension SQLiteStore {
                 seqs.append(seq)
                 if let badge = rows.badges[row] { latestBadges.note(notifications[row], badge: badge, seq: seq) }
             }
-            try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index]).execute(arguments: StatementArguments(values))
+            try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index]).execute(
+                arguments: StatementArguments(values))
             index = end
         }
         try latestBadges.store(db)
         return InsertedBatch(seqs: seqs, tombstones: tombstones)
     }
 
-    public func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+    public func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [StoredNotification]
+    {
         try Self.validate(limit: limit)
         return try await read { db in
             try NotificationRow.fetchAll(
@@ -130,7 +138,9 @@ extension SQLiteStore {
         }
     }
 
-    public func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+    public func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [StoredNotification]
+    {
         try Self.validate(limit: limit)
         return try await read { db in
             try NotificationRow.fetchAll(
@@ -159,11 +169,13 @@ extension SQLiteStore {
 
     public func markDelivered(deviceID: String, upTo cursor: Int64, at date: Date) async throws {
         try await write { db in
-            try db.cachedStatement(sql: """
-                UPDATE notifications SET delivered_at = ?
-                WHERE device_id = ? AND seq <= ? AND delivered_at IS NULL AND \(Self.deliverable)
-                """)
-                .execute(arguments: [date.storedMilliseconds, deviceID, cursor, date.timeIntervalSince1970])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE notifications SET delivered_at = ?
+                    WHERE device_id = ? AND seq <= ? AND delivered_at IS NULL AND \(Self.deliverable)
+                    """
+            )
+            .execute(arguments: [date.storedMilliseconds, deviceID, cursor, date.timeIntervalSince1970])
         }
     }
 
@@ -175,11 +187,12 @@ extension SQLiteStore {
 
         /// Sets the column and a new seq (read the row again with `rowSQL`).
         var updateSQL: String {
-            let column = switch self {
-            case .read: "read_at"
-            case .dismissed: "dismissed_at"
-            case .removed: "removed_at"
-            }
+            let column =
+                switch self {
+                case .read: "read_at"
+                case .dismissed: "dismissed_at"
+                case .removed: "removed_at"
+                }
             return """
                 UPDATE notifications SET \(column) = ?, seq = ?
                 WHERE device_id = ? AND id = ?

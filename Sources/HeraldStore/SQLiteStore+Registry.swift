@@ -52,7 +52,8 @@ extension SQLiteStore {
 
     public func keys() async throws -> [SigningKey] {
         try await read { db in
-            try SigningKeyRow.order(SigningKeyRow.Columns.createdAt, SigningKeyRow.Columns.keyID).fetchAll(db).map(\.key)
+            try SigningKeyRow.order(SigningKeyRow.Columns.createdAt, SigningKeyRow.Columns.keyID).fetchAll(db).map(
+                \.key)
         }
     }
 
@@ -156,11 +157,12 @@ extension SQLiteStore {
             var unregistered: DeviceTokenRecord?
             if record.unregisteredAt == nil {
                 unregistered = try DeviceTokenRow.fetchOne(
-                    db.cachedStatement(sql: """
-                        UPDATE device_tokens SET unregistered_at = ?
-                        WHERE device_id = ? AND bundle_id = ? AND unregistered_at IS NULL
-                        RETURNING *
-                        """),
+                    db.cachedStatement(
+                        sql: """
+                            UPDATE device_tokens SET unregistered_at = ?
+                            WHERE device_id = ? AND bundle_id = ? AND unregistered_at IS NULL
+                            RETURNING *
+                            """),
                     arguments: [record.createdAt.storedMilliseconds, record.deviceID, record.bundleID]
                 )?.record
             }
@@ -172,11 +174,12 @@ extension SQLiteStore {
     public func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord? {
         try await write { db in
             try DeviceTokenRow.fetchOne(
-                db.cachedStatement(sql: """
-                    UPDATE device_tokens SET unregistered_at = COALESCE(unregistered_at, ?)
-                    WHERE token = ?
-                    RETURNING *
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        UPDATE device_tokens SET unregistered_at = COALESCE(unregistered_at, ?)
+                        WHERE token = ?
+                        RETURNING *
+                        """),
                 arguments: [date.storedMilliseconds, token]
             )?.record
         }

@@ -55,7 +55,8 @@ extension SQLiteStore {
     )
 
     public func recordSummaryDelivery(userID: String, slot: Date, digest: String, at date: Date) async throws -> Bool {
-        let summary = SummaryRelease(userID: userID, slot: slot, digest: digest, devices: [], horizon: SummaryHorizon(rowID: 0, seq: 0))
+        let summary = SummaryRelease(
+            userID: userID, slot: slot, digest: digest, devices: [], horizon: SummaryHorizon(rowID: 0, seq: 0))
         return try await releaseSummaries([summary], at: date)[0] != nil
     }
 
@@ -96,10 +97,12 @@ extension SQLiteStore {
                     deviceID = row[2]
                 }
                 let relevance: String? = row[6]
-                held.append(SummaryCandidate(
-                    userID: summaries[key].userID, deviceID: deviceID, id: row[3], bundleID: row[4],
-                    receivedAt: Date(storedMilliseconds: row[5]), relevanceScore: relevance.flatMap(Double.init) ?? 0
-                ))
+                held.append(
+                    SummaryCandidate(
+                        userID: summaries[key].userID, deviceID: deviceID, id: row[3], bundleID: row[4],
+                        receivedAt: Date(storedMilliseconds: row[5]),
+                        relevanceScore: relevance.flatMap(Double.init) ?? 0
+                    ))
             }
             if user >= 0 { users[user] = userStart..<held.count }
             if !isGrouped {
@@ -112,8 +115,10 @@ extension SQLiteStore {
                     start = end
                 }
             }
-            let rowID = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(rowid), 0) FROM notifications")) ?? 0
-            return SummaryCandidates(held: held, users: users, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
+            let rowID =
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(rowid), 0) FROM notifications")) ?? 0
+            return SummaryCandidates(
+                held: held, users: users, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
         }
     }
 
@@ -158,7 +163,9 @@ extension SQLiteStore {
         }
     }
 
-    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws -> [StoredSummaryEvent] {
+    public func summaryEvents(deviceID: String, after cursor: Int64, through last: Int64?, limit: Int) async throws
+        -> [StoredSummaryEvent]
+    {
         guard limit >= 0 else { throw StoreError(.invalid, "The limit must not be negative.") }
         return try await read { db in
             let rows = try Row.fetchAll(
@@ -168,7 +175,9 @@ extension SQLiteStore {
             return try rows.map { row in
                 let seq: Int64 = row[0]
                 var notifications: [String: StoredNotification] = [:]
-                for notification in try NotificationRow.fetchAll(db, sql: Self.eventNotificationsSQL, arguments: [deviceID, row[3] as Int64, seq]) {
+                for notification in try NotificationRow.fetchAll(
+                    db, sql: Self.eventNotificationsSQL, arguments: [deviceID, row[3] as Int64, seq])
+                {
                     notifications[notification.id] = notification
                 }
                 return StoredSummaryEvent(
@@ -185,33 +194,40 @@ extension SQLiteStore {
     public func lastSummaryDelivery(userID: String) async throws -> Date? {
         try await read { db in
             try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT MAX(slot_ms) FROM summary_deliveries WHERE user_id = ?"), arguments: [userID]
+                db.cachedStatement(sql: "SELECT MAX(slot_ms) FROM summary_deliveries WHERE user_id = ?"),
+                arguments: [userID]
             ).map(Date.init(storedMilliseconds:))
         }
     }
 
     public func usersWithSummary() async throws -> [SummaryUserRecord] {
         try await read { db in
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT s.user_id, s.schedule, p.preferences,
-                    (SELECT MAX(slot_ms) FROM summary_deliveries d WHERE d.user_id = s.user_id)
-                FROM summary_schedules s LEFT JOIN user_preferences p USING (user_id)
-                WHERE json_array_length(s.schedule, '$.times') > 0
-                ORDER BY s.user_id
-                """))
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT s.user_id, s.schedule, p.preferences,
+                            (SELECT MAX(slot_ms) FROM summary_deliveries d WHERE d.user_id = s.user_id)
+                        FROM summary_schedules s LEFT JOIN user_preferences p USING (user_id)
+                        WHERE json_array_length(s.schedule, '$.times') > 0
+                        ORDER BY s.user_id
+                        """))
             var users: [SummaryUserRecord] = []
             while let row = try rows.next() {
-                let schedule = try PolicyJSON.decode(SummarySchedule.self, from: try row.decode(atIndex: 1), "summary schedule")
+                let schedule = try PolicyJSON.decode(
+                    SummarySchedule.self, from: try row.decode(atIndex: 1), "summary schedule")
                 guard schedule.isOn else { continue }
                 let preferencesJSON: String? = try row.decode(atIndex: 2)
-                let preferences = try preferencesJSON.map { try PolicyJSON.decode(UserPreferences.self, from: $0, "preferences") }
+                let preferences = try preferencesJSON.map {
+                    try PolicyJSON.decode(UserPreferences.self, from: $0, "preferences")
+                }
                 let lastSlot: Int64? = try row.decode(atIndex: 3)
-                users.append(SummaryUserRecord(
-                    userID: try row.decode(atIndex: 0),
-                    schedule: schedule,
-                    timeZone: preferences?.timeZone ?? UserPreferences().timeZone,
-                    lastDeliveredSlot: lastSlot.map(Date.init(storedMilliseconds:))
-                ))
+                users.append(
+                    SummaryUserRecord(
+                        userID: try row.decode(atIndex: 0),
+                        schedule: schedule,
+                        timeZone: preferences?.timeZone ?? UserPreferences().timeZone,
+                        lastDeliveredSlot: lastSlot.map(Date.init(storedMilliseconds:))
+                    ))
             }
             return users
         }
@@ -223,7 +239,8 @@ extension SQLiteStore {
         writer.beginArray()
         for app in device.apps {
             writer.beginObject()
-            writer.key("bundle_id"); writer.string(app.bundleID)
+            writer.key("bundle_id")
+            writer.string(app.bundleID)
             writer.key("ids")
             writer.beginArray()
             for id in app.ids { writer.string(id) }

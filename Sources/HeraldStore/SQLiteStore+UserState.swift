@@ -19,11 +19,13 @@ extension SQLiteStore {
         try await write(Self.notFound("The user or the app does not exist.")) { db in
             try Self.requireUser(db, userID)
             try Self.requireApp(db, bundleID)
-            try db.cachedStatement(sql: """
-                INSERT INTO app_settings (user_id, bundle_id, settings) VALUES (?, ?, ?)
-                ON CONFLICT (user_id, bundle_id) DO UPDATE SET settings = excluded.settings
-                """)
-                .execute(arguments: [userID, bundleID, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO app_settings (user_id, bundle_id, settings) VALUES (?, ?, ?)
+                    ON CONFLICT (user_id, bundle_id) DO UPDATE SET settings = excluded.settings
+                    """
+            )
+            .execute(arguments: [userID, bundleID, json])
         }
     }
 
@@ -37,11 +39,13 @@ extension SQLiteStore {
         let json = try PolicyJSON.encode(preferences, "preferences")
         try await write(Self.notFound("There is no user with id \(userID).")) { db in
             try Self.requireUser(db, userID)
-            try db.cachedStatement(sql: """
-                INSERT INTO user_preferences (user_id, preferences) VALUES (?, ?)
-                ON CONFLICT (user_id) DO UPDATE SET preferences = excluded.preferences
-                """)
-                .execute(arguments: [userID, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO user_preferences (user_id, preferences) VALUES (?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET preferences = excluded.preferences
+                    """
+            )
+            .execute(arguments: [userID, json])
         }
     }
 
@@ -57,12 +61,14 @@ extension SQLiteStore {
         try await write(Self.notFound("There is no user with id \(userID).")) { db in
             try Self.requireUser(db, userID)
             // A new mode goes last; a replaced one keeps its place.
-            try db.cachedStatement(sql: """
-                INSERT INTO focus_modes (user_id, focus_id, position, mode)
-                VALUES (?1, ?2, (SELECT COALESCE(MAX(position), 0) + 1 FROM focus_modes WHERE user_id = ?1), ?3)
-                ON CONFLICT (user_id, focus_id) DO UPDATE SET mode = excluded.mode
-                """)
-                .execute(arguments: [userID, mode.id, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO focus_modes (user_id, focus_id, position, mode)
+                    VALUES (?1, ?2, (SELECT COALESCE(MAX(position), 0) + 1 FROM focus_modes WHERE user_id = ?1), ?3)
+                    ON CONFLICT (user_id, focus_id) DO UPDATE SET mode = excluded.mode
+                    """
+            )
+            .execute(arguments: [userID, mode.id, json])
         }
     }
 
@@ -84,11 +90,13 @@ extension SQLiteStore {
         let json = try PolicyJSON.encode(schedule, "summary schedule")
         try await write(Self.notFound("There is no user with id \(userID).")) { db in
             try Self.requireUser(db, userID)
-            try db.cachedStatement(sql: """
-                INSERT INTO summary_schedules (user_id, schedule) VALUES (?, ?)
-                ON CONFLICT (user_id) DO UPDATE SET schedule = excluded.schedule
-                """)
-                .execute(arguments: [userID, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO summary_schedules (user_id, schedule) VALUES (?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET schedule = excluded.schedule
+                    """
+            )
+            .execute(arguments: [userID, json])
         }
     }
 
@@ -104,11 +112,13 @@ extension SQLiteStore {
             guard try Self.exists(db, "SELECT 1 FROM devices WHERE device_id = ?", [deviceID]) else {
                 throw StoreError(.notFound, "There is no device with id \(deviceID).")
             }
-            try db.cachedStatement(sql: """
-                INSERT INTO device_states (device_id, state) VALUES (?, ?)
-                ON CONFLICT (device_id) DO UPDATE SET state = excluded.state
-                """)
-                .execute(arguments: [deviceID, json])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO device_states (device_id, state) VALUES (?, ?)
+                    ON CONFLICT (device_id) DO UPDATE SET state = excluded.state
+                    """
+            )
+            .execute(arguments: [deviceID, json])
         }
     }
 
@@ -117,10 +127,11 @@ extension SQLiteStore {
     public func policyContext(deviceID: String) async throws -> PolicyContextRecord? {
         try await read { db in
             let owner = try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT d.user_id, s.state FROM devices d LEFT JOIN device_states s USING (device_id)
-                    WHERE d.device_id = ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT d.user_id, s.state FROM devices d LEFT JOIN device_states s USING (device_id)
+                        WHERE d.device_id = ?
+                        """),
                 arguments: [deviceID]
             )
             guard let owner else { return nil }
@@ -148,7 +159,8 @@ extension SQLiteStore {
         var settings: [String: AppNotificationSettings] = [:]
         while let row = try rows.next() {
             let json: String = try row.decode(atIndex: 1)
-            settings[try row.decode(atIndex: 0)] = try PolicyJSON.decode(AppNotificationSettings.self, from: json, "app settings")
+            settings[try row.decode(atIndex: 0)] = try PolicyJSON.decode(
+                AppNotificationSettings.self, from: json, "app settings")
         }
         return settings
     }
@@ -161,7 +173,8 @@ extension SQLiteStore {
 
     static func focusModes(_ db: Database, userID: String) throws -> [FocusMode] {
         try String.fetchAll(
-            db.cachedStatement(sql: "SELECT mode FROM focus_modes WHERE user_id = ? ORDER BY position"), arguments: [userID]
+            db.cachedStatement(sql: "SELECT mode FROM focus_modes WHERE user_id = ? ORDER BY position"),
+            arguments: [userID]
         ).map { try PolicyJSON.decode(FocusMode.self, from: $0, "Focus mode") }
     }
 

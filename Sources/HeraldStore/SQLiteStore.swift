@@ -38,12 +38,13 @@ public final class SQLiteStore: HeraldStore {
         // - journal_size_limit: the log file shrinks back to 64 MiB after a checkpoint.
         let autocheckpoint = checkpointer == nil ? 16384 : 65536
         try writer.writeWithoutTransaction { db in
-            try db.execute(sql: """
-                PRAGMA synchronous = FULL;
-                PRAGMA cache_size = -65536;
-                PRAGMA wal_autocheckpoint = \(autocheckpoint);
-                PRAGMA journal_size_limit = 67108864;
-                """)
+            try db.execute(
+                sql: """
+                    PRAGMA synchronous = FULL;
+                    PRAGMA cache_size = -65536;
+                    PRAGMA wal_autocheckpoint = \(autocheckpoint);
+                    PRAGMA journal_size_limit = 67108864;
+                    """)
         }
         try Schema.migrator.migrate(writer)
         self.writer = writer
@@ -88,9 +89,11 @@ public final class SQLiteStore: HeraldStore {
 
     /// The largest seq so far (0 when empty): of a notification change or a Scheduled Summary release.
     static func latestSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: """
-            SELECT MAX(COALESCE((SELECT MAX(seq) FROM notifications), 0), COALESCE((SELECT MAX(seq) FROM summary_releases), 0))
-            """)) ?? 0
+        try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT MAX(COALESCE((SELECT MAX(seq) FROM notifications), 0), COALESCE((SELECT MAX(seq) FROM summary_releases), 0))
+                    """)) ?? 0
     }
 }
 

@@ -11,31 +11,32 @@ extension Schema {
     /// notifications leave badges alone, as on iOS. A decision written again without the badge
     /// becoming applied (the same content, already applied) changes nothing.
     static func createAppBadges(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE device_app_badges (
-                device_id        TEXT    NOT NULL REFERENCES devices (device_id),
-                bundle_id        TEXT    NOT NULL REFERENCES apps (bundle_id),
-                badge            INTEGER NOT NULL CHECK (badge >= 0),
-                -- The notification that set it and the seq of that change.
-                notification_id  TEXT    NOT NULL,
-                seq              INTEGER NOT NULL,
-                PRIMARY KEY (device_id, bundle_id)
-            ) STRICT, WITHOUT ROWID;
+        try db.execute(
+            sql: """
+                CREATE TABLE device_app_badges (
+                    device_id        TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id        TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    badge            INTEGER NOT NULL CHECK (badge >= 0),
+                    -- The notification that set it and the seq of that change.
+                    notification_id  TEXT    NOT NULL,
+                    seq              INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, bundle_id)
+                ) STRICT, WITHOUT ROWID;
 
-            CREATE TRIGGER notifications_badge_on_insert AFTER INSERT ON notifications
-            WHEN \(appliesBadge("NEW"))
-            BEGIN
-                \(upsertBadge)
-            END;
+                CREATE TRIGGER notifications_badge_on_insert AFTER INSERT ON notifications
+                WHEN \(appliesBadge("NEW"))
+                BEGIN
+                    \(upsertBadge)
+                END;
 
-            CREATE TRIGGER notifications_badge_on_decision AFTER UPDATE OF decision ON notifications
-            WHEN NEW.removed_at IS NULL AND \(appliesBadge("NEW")) AND (
-                NOT \(appliesBadge("OLD"))
-                OR OLD.received_at IS NOT NEW.received_at OR OLD.payload IS NOT NEW.payload)
-            BEGIN
-                \(upsertBadge)
-            END;
-            """)
+                CREATE TRIGGER notifications_badge_on_decision AFTER UPDATE OF decision ON notifications
+                WHEN NEW.removed_at IS NULL AND \(appliesBadge("NEW")) AND (
+                    NOT \(appliesBadge("OLD"))
+                    OR OLD.received_at IS NOT NEW.received_at OR OLD.payload IS NOT NEW.payload)
+                BEGIN
+                    \(upsertBadge)
+                END;
+                """)
     }
 
     /// The badge triggers again, each first looking for `"badge"` in the payload: most pushes carry
@@ -43,25 +44,26 @@ extension Schema {
     /// (measured on 100,000 inserts of a 250-byte payload: ~6 µs → ~2 µs per insert without a
     /// badge). A payload that spells the key with escapes (`"\u0062adge"`) sets no badge.
     static func prefilterAppBadgeTriggers(_ db: Database) throws {
-        try db.execute(sql: """
-            DROP TRIGGER notifications_badge_on_insert;
-            DROP TRIGGER notifications_badge_on_decision;
+        try db.execute(
+            sql: """
+                DROP TRIGGER notifications_badge_on_insert;
+                DROP TRIGGER notifications_badge_on_decision;
 
-            CREATE TRIGGER notifications_badge_on_insert AFTER INSERT ON notifications
-            WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 THEN 0 ELSE \(appliesBadge("NEW")) END)
-            BEGIN
-                \(upsertBadge)
-            END;
+                CREATE TRIGGER notifications_badge_on_insert AFTER INSERT ON notifications
+                WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 THEN 0 ELSE \(appliesBadge("NEW")) END)
+                BEGIN
+                    \(upsertBadge)
+                END;
 
-            CREATE TRIGGER notifications_badge_on_decision AFTER UPDATE OF decision ON notifications
-            WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 OR NEW.removed_at IS NOT NULL THEN 0
-                ELSE \(appliesBadge("NEW")) AND (
-                    NOT \(appliesBadge("OLD"))
-                    OR OLD.received_at IS NOT NEW.received_at OR OLD.payload IS NOT NEW.payload) END)
-            BEGIN
-                \(upsertBadge)
-            END;
-            """)
+                CREATE TRIGGER notifications_badge_on_decision AFTER UPDATE OF decision ON notifications
+                WHEN (CASE WHEN instr(NEW.payload, '"badge"') = 0 OR NEW.removed_at IS NOT NULL THEN 0
+                    ELSE \(appliesBadge("NEW")) AND (
+                        NOT \(appliesBadge("OLD"))
+                        OR OLD.received_at IS NOT NEW.received_at OR OLD.payload IS NOT NEW.payload) END)
+                BEGIN
+                    \(upsertBadge)
+                END;
+                """)
     }
 
     /// The insert trigger goes: the group commit applies the badges of the rows it inserts itself

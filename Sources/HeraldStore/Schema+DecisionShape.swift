@@ -16,7 +16,7 @@ extension Schema {
         while let row = try rows.next() {
             let text: String = row[1]
             guard let value = try? JSONParser.parse(Array(text.utf8)),
-                  let upgraded = LegacyDecisionJSON.upgrade(value)
+                let upgraded = LegacyDecisionJSON.upgrade(value)
             else { continue }
             updates.append((row[0], try LegacyDecisionJSON.text(upgraded)))
         }

@@ -100,7 +100,8 @@ public struct StoredNotification: Hashable, Sendable {
     /// Whether the notification may still reach a session at `now`: it was delivered already, or it
     /// has not expired (an undelivered notification past its `apns-expiration` is never delivered).
     public func isDeliverable(now: Date) -> Bool {
-        ExpiryRule.isDeliverable(expiration: expiration, alreadyDelivered: deliveredAt != nil, toConnectedSession: false, now: now)
+        ExpiryRule.isDeliverable(
+            expiration: expiration, alreadyDelivered: deliveredAt != nil, toConnectedSession: false, now: now)
     }
 }
 

@@ -31,11 +31,12 @@ enum SummaryOverlay {
     /// `NotificationRow.columns` of `n`, then the covering release of `r`: its slot, its time, and
     /// whether it featured `n` (NULLs when there is none). `NotificationRow.decode` applies it to the
     /// typed decision (`DecisionRecord.releasedBySummary`): no JSON is rewritten in SQL.
-    static let columns = NotificationRow.columns.split(separator: ",").map { "n.\($0.trimmingCharacters(in: .whitespaces))" }
+    static let columns =
+        NotificationRow.columns.split(separator: ",").map { "n.\($0.trimmingCharacters(in: .whitespaces))" }
         .joined(separator: ", ") + """
-        , r.slot_ms, r.released_at, \
-        CASE WHEN r.rowid IS NULL THEN NULL WHEN n.id IN (SELECT value FROM json_each(r.featured)) THEN 1 ELSE 0 END
-        """
+            , r.slot_ms, r.released_at, \
+            CASE WHEN r.rowid IS NULL THEN NULL WHEN n.id IN (SELECT value FROM json_each(r.featured)) THEN 1 ELSE 0 END
+            """
 
     /// Selects `columns` from `notifications AS n` with the release joined; append a WHERE clause.
     static let select = "SELECT \(columns) FROM notifications n \(join)"

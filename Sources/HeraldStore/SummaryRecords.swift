@@ -32,7 +32,9 @@ public struct SummaryCandidate: Sendable, Hashable {
     /// `aps.relevance-score` when it is a number, else 0 (the policy clamps it to 0…1 when ranking).
     public var relevanceScore: Double
 
-    public init(userID: String, deviceID: String, id: String, bundleID: String, receivedAt: Date, relevanceScore: Double) {
+    public init(
+        userID: String, deviceID: String, id: String, bundleID: String, receivedAt: Date, relevanceScore: Double
+    ) {
         self.userID = userID
         self.deviceID = deviceID
         self.id = id
@@ -69,7 +71,10 @@ public struct SummaryAppGroup: Sendable, Hashable, Codable {
         self.ids = ids
     }
 
-    enum CodingKeys: String, CodingKey { case bundleID = "bundle_id", ids }
+    enum CodingKeys: String, CodingKey {
+        case bundleID = "bundle_id"
+        case ids
+    }
 }
 
 /// A device's part of a user's summary.

@@ -45,7 +45,9 @@ final class WALCheckpointer: Sendable {
             do {
                 try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
                 return
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+            {
                 guard Date() < deadline else { throw error }
                 Thread.sleep(forTimeInterval: 0.01)
             }
@@ -91,7 +93,8 @@ final class WALCheckpointer: Sendable {
             if state.withLock({ $0.isStopping }) { break }
             // Busy or locked: the next round tries again.
             let frames = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-            if let frames, frames.walFrameCount >= restartFrames, frames.checkpointedFrameCount == frames.walFrameCount {
+            if let frames, frames.walFrameCount >= restartFrames, frames.checkpointedFrameCount == frames.walFrameCount
+            {
                 // The log starts over from its beginning only when a writer finds every frame copied,
                 // which a writer that commits all the time never does: the log would grow until the
                 // writer's own safety-net checkpoint stalled a commit for a second (measured). Right

@@ -33,10 +33,17 @@ struct BenchError: Error, CustomStringConvertible {
 
 func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throws -> DurableSummaryFigures {
     var rng = SplitMix(state: seed)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-policy-bench-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "herald-policy-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let keep = ProcessInfo.processInfo.environment["HERALD_POLICY_BENCH_KEEP"] != nil
-    defer { if !keep { try? FileManager.default.removeItem(at: directory) } else { FileHandle.standardError.write(Data("kept \(directory.path)\n".utf8)) } }
+    defer {
+        if !keep {
+            try? FileManager.default.removeItem(at: directory)
+        } else {
+            FileHandle.standardError.write(Data("kept \(directory.path)\n".utf8))
+        }
+    }
     let path = directory.appendingPathComponent("herald.sqlite").path
     let store = try SQLiteStore(path: path)
     let clock = ContinuousClock()
@@ -46,8 +53,11 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
     try await store.createTeam(Team(teamID: "TEAM123456", name: "Bench", createdAt: epoch))
     for app in apps { try await store.createApp(app) }
     for user in 0..<users {
-        try await store.createUser(User(userID: "user\(user)", name: "User \(user)", createdAt: epoch), tokenDigest: String(format: "%064x", user))
-        try await store.createDevice(Device(deviceID: "device\(user)", userID: "user\(user)", name: "Phone", createdAt: epoch))
+        try await store.createUser(
+            User(userID: "user\(user)", name: "User \(user)", createdAt: epoch),
+            tokenDigest: String(format: "%064x", user))
+        try await store.createDevice(
+            Device(deviceID: "device\(user)", userID: "user\(user)", name: "Phone", createdAt: epoch))
     }
     let heldDecision = DecisionRecord(
         decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
@@ -59,13 +69,16 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
         for index in 0..<perUser {
             let appIndex = Int.random(in: 0..<8, using: &rng)
             let relevance = Double(Int.random(in: 0...10, using: &rng)) / 10
-            let payload = #"{"aps":{"alert":{"title":"App \#(appIndex)","body":"Message \#(index) for user \#(user)"},"relevance-score":\#(relevance),"thread-id":"t\#(index % 5)"}}"#
-            batch.append(StoredNotification(
-                seq: 0, id: "u\(user)n\(index)", deviceID: "device\(user)", bundleID: bundleIDs[appIndex],
-                topic: bundleIDs[appIndex], pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
-                payload: payload, receivedAt: epoch.addingTimeInterval(Double(Int.random(in: 0..<36_000, using: &rng))),
-                decision: heldDecision
-            ))
+            let payload =
+                #"{"aps":{"alert":{"title":"App \#(appIndex)","body":"Message \#(index) for user \#(user)"},"relevance-score":\#(relevance),"thread-id":"t\#(index % 5)"}}"#
+            batch.append(
+                StoredNotification(
+                    seq: 0, id: "u\(user)n\(index)", deviceID: "device\(user)", bundleID: bundleIDs[appIndex],
+                    topic: bundleIDs[appIndex], pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
+                    payload: payload,
+                    receivedAt: epoch.addingTimeInterval(Double(Int.random(in: 0..<36_000, using: &rng))),
+                    decision: heldDecision
+                ))
             if batch.count == 10_000 {
                 _ = try await store.insert(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -120,10 +133,13 @@ func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throw
     let listed = try await store.notifications(deviceID: "device\(users - 1)", after: 0, limit: perUser, now: slot)
     let stillHeld = try await store.heldNotifications(deviceIDs: ["device0"], dispositions: [.heldForSummary])
     guard feed.count == 1, feed[0].notifications.count == perUser,
-          listed.count == perUser, listed.allSatisfy({ $0.disposition == .listedSilently && $0.releasedAt == slot }),
-          stillHeld.isEmpty, digests == users, released == users * perUser, deliveredAgain == 0
+        listed.count == perUser, listed.allSatisfy({ $0.disposition == .listedSilently && $0.releasedAt == slot }),
+        stillHeld.isEmpty, digests == users, released == users * perUser, deliveredAgain == 0
     else {
-        throw BenchError(description: "the durable release did not show as released (events \(feed.count), listed \(listed.count), held \(stillHeld.count), digests \(digests), released \(released), again \(deliveredAgain))")
+        throw BenchError(
+            description:
+                "the durable release did not show as released (events \(feed.count), listed \(listed.count), held \(stillHeld.count), digests \(digests), released \(released), again \(deliveredAgain))"
+        )
     }
     withExtendedLifetime(sessions) {}
     try await store.close()

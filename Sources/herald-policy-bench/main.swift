@@ -48,20 +48,28 @@ let epoch = Date(timeIntervalSince1970: 1_800_000_000)
 let bundleIDs = (0..<20).map { "com.example.app\($0)" }
 let people = (0..<8).map { PersonHandle("person\($0)@example.com", kind: .emailAddress) }
 let apps = bundleIDs.enumerated().map { index, id in
-    App(bundleID: id, teamID: "TEAM123456", name: "App \(index)", entitlements: Entitlements(
-        timeSensitive: index % 2 == 0, criticalAlerts: index % 5 == 0, communication: index % 3 == 0
-    ), createdAt: epoch)
+    App(
+        bundleID: id, teamID: "TEAM123456", name: "App \(index)",
+        entitlements: Entitlements(
+            timeSensitive: index % 2 == 0, criticalAlerts: index % 5 == 0, communication: index % 3 == 0
+        ), createdAt: epoch)
 }
 
 func makeInputs(count: Int, rng: inout SplitMix) -> [Input] {
     let focusModes = [
-        FocusMode(id: "work", name: "Work", kind: .work, allowedApps: Set(bundleIDs.prefix(4)), allowedPeople: Set(people.prefix(3))),
+        FocusMode(
+            id: "work", name: "Work", kind: .work, allowedApps: Set(bundleIDs.prefix(4)),
+            allowedPeople: Set(people.prefix(3))),
         FocusMode(id: "sleep", name: "Sleep", kind: .sleep, allowsTimeSensitive: false),
-        FocusMode(id: "personal", name: "Personal", kind: .personal, filterMode: .silenceFrom, silencedApps: Set(bundleIDs.suffix(5))),
+        FocusMode(
+            id: "personal", name: "Personal", kind: .personal, filterMode: .silenceFrom,
+            silencedApps: Set(bundleIDs.suffix(5))),
     ]
-    let summary = try! SummarySchedule(times: [TimeOfDay(hour: 8), TimeOfDay(hour: 18)], apps: Set(bundleIDs.prefix(6)))
+    let summary = try! SummarySchedule(
+        times: [TimeOfDay(hour: 8), TimeOfDay(hour: 18)], apps: Set(bundleIDs.prefix(6)))
     let levels: [InterruptionLevel] = [.passive, .active, .active, .active, .timeSensitive, .critical]
-    let statuses: [AuthorizationStatus] = Array(repeating: .authorized, count: 8) + [.provisional, .denied, .notDetermined]
+    let statuses: [AuthorizationStatus] =
+        Array(repeating: .authorized, count: 8) + [.provisional, .denied, .notDetermined]
     let routes: [AudioRoute] = [.none, .speaker, .headphones, .car]
     return (0..<count).map { index in
         let appIndex = Int.random(in: 0..<apps.count, using: &rng)
@@ -80,13 +88,17 @@ func makeInputs(count: Int, rng: inout SplitMix) -> [Input] {
         settings.alertStyle = [.banner, .alert, .none].randomElement(using: &rng)!
         var preferences = UserPreferences(locale: ["en", "ar", "de"].randomElement(using: &rng)!)
         preferences.announce = AnnounceSettings(isOn: Bool.random(using: &rng), apps: Set(bundleIDs.prefix(2)))
-        let focus = Int.random(in: 0..<2, using: &rng) == 0 ? nil : focusModes.randomElement(using: &rng).map {
-            ActiveFocus(mode: $0, activation: .manual, since: epoch, until: nil)
-        }
+        let focus =
+            Int.random(in: 0..<2, using: &rng) == 0
+            ? nil
+            : focusModes.randomElement(using: &rng).map {
+                ActiveFocus(mode: $0, activation: .manual, since: epoch, until: nil)
+            }
         let device = DeviceState(
             isLocked: Bool.random(using: &rng), isRingerSilent: Int.random(in: 0..<4, using: &rng) == 0,
             audioRoute: routes.randomElement(using: &rng)!,
-            foregroundApp: Int.random(in: 0..<8, using: &rng) == 0 ? ForegroundApp(bundleID: bundleIDs[appIndex], willPresent: [.banner, .list]) : nil,
+            foregroundApp: Int.random(in: 0..<8, using: &rng) == 0
+                ? ForegroundApp(bundleID: bundleIDs[appIndex], willPresent: [.banner, .list]) : nil,
             hasConnectedSession: Bool.random(using: &rng)
         )
         return Input(
@@ -118,8 +130,9 @@ let clock = ContinuousClock()
 // Decisions per second.
 var dispositions: [Disposition: Int] = [:]
 for input in inputs {  // warm-up, and the mix of outcomes
-    let decision = decide(input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
-                          focus: input.focus, summary: input.summary, device: input.device, now: epoch)
+    let decision = decide(
+        input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
+        focus: input.focus, summary: input.summary, device: input.device, now: epoch)
     dispositions[decision.disposition, default: 0] += 1
 }
 
@@ -134,7 +147,8 @@ func measureDecisions(_ inputs: [Input], for duration: Double) -> (count: Int, s
                 input.notification, app: input.app, settings: input.settings, preferences: input.preferences,
                 focus: input.focus, summary: input.summary, device: input.device, now: epoch
             )
-            checksum &+= decision.reasons.count &+ (decision.sound.plays ? 1 : 0) &+ (decision.disposition == .alerted ? 2 : 0)
+            checksum &+=
+                decision.reasons.count &+ (decision.sound.plays ? 1 : 0) &+ (decision.disposition == .alerted ? 2 : 0)
         }
         count += inputs.count
         elapsed = seconds(clock.now - start)
@@ -143,8 +157,11 @@ func measureDecisions(_ inputs: [Input], for duration: Double) -> (count: Int, s
 }
 
 let (decisions, elapsed, checksum) = measureDecisions(inputs, for: runSeconds)
-let mix = Disposition.allCases.map { "\($0.rawValue) \(dispositions[$0, default: 0] * 100 / inputs.count)%" }.joined(separator: ", ")
-report("decide: \(decisions) decisions in \(String(format: "%.2f", elapsed)) s on one thread = \(Int(Double(decisions) / elapsed)) decisions/s")
+let mix = Disposition.allCases.map { "\($0.rawValue) \(dispositions[$0, default: 0] * 100 / inputs.count)%" }.joined(
+    separator: ", ")
+report(
+    "decide: \(decisions) decisions in \(String(format: "%.2f", elapsed)) s on one thread = \(Int(Double(decisions) / elapsed)) decisions/s"
+)
 report("  inputs: \(inputs.count) varied scenarios (\(mix)); checksum \(checksum & 0xFFFF)")
 
 // Scheduled Summary release: 10,000 users × 100 held notifications.
@@ -174,7 +191,9 @@ for index in machines.indices {
     }
 }
 let releaseSeconds = seconds(clock.now - releaseStart)
-report("summary: released \(released) notifications for \(users) users × \(perUser) held as \(users) ranked digests in \(String(format: "%.3f", releaseSeconds)) s")
+report(
+    "summary: released \(released) notifications for \(users) users × \(perUser) held as \(users) ranked digests in \(String(format: "%.3f", releaseSeconds)) s"
+)
 
 // SummaryDigest.make alone: one user's 100 held notifications ranked 10,000 times.
 let sample = (0..<perUser).map { index in
@@ -188,34 +207,41 @@ var digested = 0
 let digestStart = clock.now
 for _ in 0..<users { digested += SummaryDigest.make(from: sample, now: summaryAt).count }
 let digestSeconds = seconds(clock.now - digestStart)
-report("  SummaryDigest.make alone: \(users) digests of \(perUser) (\(digested) items) in \(String(format: "%.3f", digestSeconds)) s")
+report(
+    "  SummaryDigest.make alone: \(users) digests of \(perUser) (\(digested) items) in \(String(format: "%.3f", digestSeconds)) s"
+)
 
 // The durable release, through the server's code.
 let durable = try await durableSummaryBenchmark(users: users, perUser: perUser, seed: 7)
-report("durable summary: \(durable.digests) digests (\(durable.released) notifications) of \(users) users × \(perUser) held committed and published in \(String(format: "%.3f", durable.releaseSeconds)) s")
-report("  seeded in \(String(format: "%.1f", durable.seedSeconds)) s (\(String(format: "%.0f", durable.databaseMegabytes)) MB); the same summaries again: \(durable.deliveredAgain) delivered in \(String(format: "%.3f", durable.againSeconds)) s; one session's summary event read in \(String(format: "%.2f", durable.eventReadMilliseconds)) ms")
+report(
+    "durable summary: \(durable.digests) digests (\(durable.released) notifications) of \(users) users × \(perUser) held committed and published in \(String(format: "%.3f", durable.releaseSeconds)) s"
+)
+report(
+    "  seeded in \(String(format: "%.1f", durable.seedSeconds)) s (\(String(format: "%.0f", durable.databaseMegabytes)) MB); the same summaries again: \(durable.deliveredAgain) delivered in \(String(format: "%.3f", durable.againSeconds)) s; one session's summary event read in \(String(format: "%.2f", durable.eventReadMilliseconds)) ms"
+)
 
 if markdown {
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    print("""
-    ## Delivery policy
+    print(
+        """
+        ## Delivery policy
 
-    `scripts/bench-policy` (`swift run -c release herald-policy-bench \(Int(runSeconds)) --markdown`), \(cores) cores.
+        `scripts/bench-policy` (`swift run -c release herald-policy-bench \(Int(runSeconds)) --markdown`), \(cores) cores.
 
-    | Measure | Result | Target |
-    |---|---|---|
-    | Decisions per second, pure `decide()` on one core (\(inputs.count) varied inputs) | \(Int(Double(decisions) / elapsed).formatted()) /s | over 1,000,000 /s |
-    | Scheduled Summary release, \(users.formatted()) users × \(perUser) held, durable: from the summary time until every digest is committed (SQLite, synchronous = FULL) and published | \(String(format: "%.2f", durable.releaseSeconds)) s | under 2 s |
-    | The same release in memory (`HeldNotifications` + `SummaryDigest`, no store) | \(String(format: "%.2f", releaseSeconds)) s | |
-    | The same summaries delivered again (exactly once: nothing changes) | \(String(format: "%.2f", durable.againSeconds)) s, \(durable.deliveredAgain) delivered | 0 delivered |
-    | One session reading its summary event (\(perUser) notifications) from the store | \(String(format: "%.1f", durable.eventReadMilliseconds)) ms | |
+        | Measure | Result | Target |
+        |---|---|---|
+        | Decisions per second, pure `decide()` on one core (\(inputs.count) varied inputs) | \(Int(Double(decisions) / elapsed).formatted()) /s | over 1,000,000 /s |
+        | Scheduled Summary release, \(users.formatted()) users × \(perUser) held, durable: from the summary time until every digest is committed (SQLite, synchronous = FULL) and published | \(String(format: "%.2f", durable.releaseSeconds)) s | under 2 s |
+        | The same release in memory (`HeldNotifications` + `SummaryDigest`, no store) | \(String(format: "%.2f", releaseSeconds)) s | |
+        | The same summaries delivered again (exactly once: nothing changes) | \(String(format: "%.2f", durable.againSeconds)) s, \(durable.deliveredAgain) delivered | 0 delivered |
+        | One session reading its summary event (\(perUser) notifications) from the store | \(String(format: "%.1f", durable.eventReadMilliseconds)) ms | |
 
-    The durable release runs the server's `SummaryService` (`PolicyCoordinator.deliverSummaries`) on a
-    temporary `SQLiteStore` seeded with \(durable.released.formatted()) held notifications (\(String(format: "%.0f", durable.databaseMegabytes)) MB,
-    seeded and its log written back to the database file in \(String(format: "%.0f", durable.seedSeconds)) s, not counted), one device and one
-    live session per user. A release writes
-    one `summary_releases` row per device in the transaction that records the user's slot; the
-    notifications are not rewritten (reads derive their released state), so its cost follows users
-    and devices, not notifications. The bench checks that the list shows every notification released.
-    """)
+        The durable release runs the server's `SummaryService` (`PolicyCoordinator.deliverSummaries`) on a
+        temporary `SQLiteStore` seeded with \(durable.released.formatted()) held notifications (\(String(format: "%.0f", durable.databaseMegabytes)) MB,
+        seeded and its log written back to the database file in \(String(format: "%.0f", durable.seedSeconds)) s, not counted), one device and one
+        live session per user. A release writes
+        one `summary_releases` row per device in the transaction that records the user's slot; the
+        notifications are not rewritten (reads derive their released state), so its cost follows users
+        and devices, not notifications. The bench checks that the list shows every notification released.
+        """)
 }

@@ -7,7 +7,8 @@ import HeraldServer
 /// `herald admin`: the admin API from the command line.
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage teams, keys, apps, users, devices, device tokens, categories and localizations through the admin API.",
+        abstract:
+            "Manage teams, keys, apps, users, devices, device tokens, categories and localizations through the admin API.",
         discussion: """
             Each command prints the API's JSON answer. On an API error it prints the error JSON to \
             stderr and exits with 1. With --data (default ./herald-data when it exists), the URL and \
@@ -24,7 +25,9 @@ struct Admin: AsyncParsableCommand {
 
 /// Where the admin API is and how to authenticate: `--url`, `--admin-token`, `--data`.
 struct AdminConnection: ParsableArguments {
-    @Option(help: ArgumentHelp("The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
     var url: String?
 
     @Option(help: ArgumentHelp("The admin token (default: the data directory's admin-token file).", valueName: "token"))
@@ -37,7 +40,8 @@ struct AdminConnection: ParsableArguments {
             throw ValidationError("--url must look like http://host[:port], not \(url).")
         }
         if adminToken == nil, data.directoryOrDefault == nil {
-            throw ValidationError("Missing --admin-token: give it, or --data DIR to read the data directory's admin-token file.")
+            throw ValidationError(
+                "Missing --admin-token: give it, or --data DIR to read the data directory's admin-token file.")
         }
     }
 
@@ -50,7 +54,9 @@ struct AdminConnection: ParsableArguments {
         } else if let stored = try directory?.readAdminToken() {
             token = stored
         } else {
-            throw CommandFailure("No admin token: give --admin-token, or start the server once so that it creates \(directory?.adminTokenURL.path ?? "admin-token").")
+            throw CommandFailure(
+                "No admin token: give --admin-token, or start the server once so that it creates \(directory?.adminTokenURL.path ?? "admin-token")."
+            )
         }
         let urlString = url ?? directory?.runtimeOrDefaults().apiURL ?? RuntimeInfo.defaults().apiURL
         guard let baseURL = URL(string: urlString) else { throw ValidationError("--url is not a URL: \(urlString)") }
@@ -72,12 +78,13 @@ struct AdminConnection: ParsableArguments {
             Console.printError(error.jsonLine)
             throw ExitCode.failure
         case .failure(let error):
-            Console.printError(OrderedJSONObject([
-                "error": .object([
-                    "code": .string("connection_failed"),
-                    "message": .string("No answer from \(urlString): \(error)"),
-                ]),
-            ]).jsonLine)
+            Console.printError(
+                OrderedJSONObject([
+                    "error": .object([
+                        "code": .string("connection_failed"),
+                        "message": .string("No answer from \(urlString): \(error)"),
+                    ])
+                ]).jsonLine)
             throw ExitCode.failure
         }
     }
@@ -97,7 +104,8 @@ extension AdminAPICommand {
 
 /// `herald admin list teams|apps|users|devices`.
 struct ListCommand: AdminAPICommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List teams, apps, users or devices.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List teams, apps, users or devices.")
 
     enum Kind: String, CaseIterable, ExpressibleByArgument {
         case teams, apps, users, devices

@@ -46,7 +46,8 @@ struct KeyCommand: AsyncParsableCommand {
 
     struct Add: AdminAPICommand {
         static let configuration = CommandConfiguration(
-            abstract: "Register a signing key; without --public-key Herald generates one and prints its private key and .p8 path."
+            abstract:
+                "Register a signing key; without --public-key Herald generates one and prints its private key and .p8 path."
         )
 
         @Option(help: ArgumentHelp("The team the key belongs to.", valueName: "id"))
@@ -55,10 +56,16 @@ struct KeyCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The 10-character key id (default: Herald picks one).", valueName: "id"))
         var keyID: String?
 
-        @Option(name: .customLong("topic"), help: ArgumentHelp("Limit the key to this topic (bundle id); repeat for more. Default: every app of the team.", valueName: "bundle-id"))
+        @Option(
+            name: .customLong("topic"),
+            help: ArgumentHelp(
+                "Limit the key to this topic (bundle id); repeat for more. Default: every app of the team.",
+                valueName: "bundle-id"))
         var topics: [String] = []
 
-        @Option(help: ArgumentHelp("A PEM file with the P-256 public key (or the .p8 private key to derive it from).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "A PEM file with the P-256 public key (or the .p8 private key to derive it from).", valueName: "file"))
         var publicKey: String?
 
         @OptionGroup var connection: AdminConnection
@@ -119,7 +126,8 @@ struct AppCommand: AsyncParsableCommand {
         func call(_ client: HeraldAPIClient) async throws -> Data {
             try await client.createApp(
                 bundleID: bundleID, teamID: teamID, name: name,
-                entitlements: Entitlements(timeSensitive: timeSensitive, criticalAlerts: criticalAlerts, communication: communication)
+                entitlements: Entitlements(
+                    timeSensitive: timeSensitive, criticalAlerts: criticalAlerts, communication: communication)
             )
         }
     }
@@ -191,7 +199,8 @@ struct TokenCommand: AsyncParsableCommand {
     )
 
     struct Add: AdminAPICommand {
-        static let configuration = CommandConfiguration(abstract: "Register a device token; prints it as JSON with \"token\".")
+        static let configuration = CommandConfiguration(
+            abstract: "Register a device token; prints it as JSON with \"token\".")
 
         @Option(help: ArgumentHelp("The device the app runs on.", valueName: "id"))
         var deviceID: String
@@ -199,7 +208,8 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The app's bundle id.", valueName: "id"))
         var bundleID: String
 
-        @Option(help: ArgumentHelp("The token (even-length hex; default: Herald generates 32 bytes).", valueName: "hex"))
+        @Option(
+            help: ArgumentHelp("The token (even-length hex; default: Herald generates 32 bytes).", valueName: "hex"))
         var token: String?
 
         @OptionGroup var connection: AdminConnection
@@ -216,7 +226,8 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     struct Remove: AdminAPICommand {
-        static let configuration = CommandConfiguration(abstract: "Unregister a device token: pushes to it get 410 Unregistered.")
+        static let configuration = CommandConfiguration(
+            abstract: "Unregister a device token: pushes to it get 410 Unregistered.")
 
         @Argument(help: "The device token to unregister.")
         var token: String

@@ -19,7 +19,9 @@ struct CategoryCommand: AsyncParsableCommand {
         )
 
         static let actionOptions = ["authentication_required", "destructive", "foreground"]
-        static let categoryOptions = ["custom_dismiss_action", "allow_in_car_play", "hidden_previews_show_title", "hidden_previews_show_subtitle"]
+        static let categoryOptions = [
+            "custom_dismiss_action", "allow_in_car_play", "hidden_previews_show_title", "hidden_previews_show_subtitle",
+        ]
 
         @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
         var bundleID: String
@@ -30,10 +32,13 @@ struct CategoryCommand: AsyncParsableCommand {
         @Option(name: .customLong("action"), help: ArgumentHelp("An action: ID:Title[:options].", valueName: "action"))
         var actions: [String] = []
 
-        @Option(name: .customLong("text-action"), help: ArgumentHelp("A text input action: ID:Title:Button[:Placeholder].", valueName: "action"))
+        @Option(
+            name: .customLong("text-action"),
+            help: ArgumentHelp("A text input action: ID:Title:Button[:Placeholder].", valueName: "action"))
         var textActions: [String] = []
 
-        @Option(name: .customLong("intent"), help: ArgumentHelp("An intent identifier; repeat for more.", valueName: "id"))
+        @Option(
+            name: .customLong("intent"), help: ArgumentHelp("An intent identifier; repeat for more.", valueName: "id"))
         var intents: [String] = []
 
         @Option(help: ArgumentHelp("The body shown when previews are hidden (%u = count).", valueName: "text"))
@@ -42,7 +47,11 @@ struct CategoryCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The thread summary line, like \"%u more messages from %@\".", valueName: "format"))
         var summaryFormat: String?
 
-        @Option(name: .customLong("option"), help: ArgumentHelp("custom_dismiss_action, allow_in_car_play, hidden_previews_show_title or hidden_previews_show_subtitle; repeat for more.", valueName: "option"))
+        @Option(
+            name: .customLong("option"),
+            help: ArgumentHelp(
+                "custom_dismiss_action, allow_in_car_play, hidden_previews_show_title or hidden_previews_show_subtitle; repeat for more.",
+                valueName: "option"))
         var options: [String] = []
 
         @OptionGroup var connection: AdminConnection
@@ -55,34 +64,47 @@ struct CategoryCommand: AsyncParsableCommand {
         func body() throws -> JSONValue {
             var made: [JSONValue] = []
             for action in actions {
-                let parts = action.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+                let parts = action.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(
+                    String.init)
                 guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                     throw ValidationError("--action must be ID:Title[:options], not \(action).")
                 }
                 let options = parts.count > 2 ? parts[2].split(separator: ",").map(String.init) : []
                 if let bad = options.first(where: { !Self.actionOptions.contains($0) }) {
-                    throw ValidationError("--action options are \(Self.actionOptions.joined(separator: ", ")), not \(bad).")
+                    throw ValidationError(
+                        "--action options are \(Self.actionOptions.joined(separator: ", ")), not \(bad).")
                 }
-                made.append(.object(["identifier": .string(parts[0]), "title": .string(parts[1]), "options": .array(options.map(JSONValue.string))]))
+                made.append(
+                    .object([
+                        "identifier": .string(parts[0]), "title": .string(parts[1]),
+                        "options": .array(options.map(JSONValue.string)),
+                    ]))
             }
             for action in textActions {
-                let parts = action.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
+                let parts = action.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false).map(
+                    String.init)
                 guard parts.count >= 3, !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else {
                     throw ValidationError("--text-action must be ID:Title:Button[:Placeholder], not \(action).")
                 }
-                made.append(.object([
-                    "identifier": .string(parts[0]), "title": .string(parts[1]),
-                    "text_input": .object(["button_title": .string(parts[2]), "placeholder": .string(parts.count > 3 ? parts[3] : "")]),
-                ]))
+                made.append(
+                    .object([
+                        "identifier": .string(parts[0]), "title": .string(parts[1]),
+                        "text_input": .object([
+                            "button_title": .string(parts[2]), "placeholder": .string(parts.count > 3 ? parts[3] : ""),
+                        ]),
+                    ]))
             }
             if let bad = options.first(where: { !Self.categoryOptions.contains($0) }) {
-                throw ValidationError("--option must be one of \(Self.categoryOptions.joined(separator: ", ")), not \(bad).")
+                throw ValidationError(
+                    "--option must be one of \(Self.categoryOptions.joined(separator: ", ")), not \(bad).")
             }
             var body: [String: JSONValue] = [
                 "actions": .array(made), "intent_identifiers": .array(intents.map(JSONValue.string)),
                 "options": .array(options.map(JSONValue.string)),
             ]
-            if let hiddenPreviewsPlaceholder { body["hidden_previews_body_placeholder"] = .string(hiddenPreviewsPlaceholder) }
+            if let hiddenPreviewsPlaceholder {
+                body["hidden_previews_body_placeholder"] = .string(hiddenPreviewsPlaceholder)
+            }
             if let summaryFormat { body["category_summary_format"] = .string(summaryFormat) }
             return .object(body)
         }
@@ -109,7 +131,8 @@ struct LocalizationCommand: AsyncParsableCommand {
     )
 
     struct Upload: AdminAPICommand {
-        static let configuration = CommandConfiguration(abstract: "Upload a localization file; Herald parses it first and refuses a bad one.")
+        static let configuration = CommandConfiguration(
+            abstract: "Upload a localization file; Herald parses it first and refuses a bad one.")
 
         @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
         var bundleID: String
@@ -117,7 +140,9 @@ struct LocalizationCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The locale, like en, pt-BR or Base.", valueName: "locale"))
         var locale: String
 
-        @Argument(help: ArgumentHelp("The file (its name is kept: Localizable.strings, *.stringsdict, *.xcstrings).", valueName: "file"))
+        @Argument(
+            help: ArgumentHelp(
+                "The file (its name is kept: Localizable.strings, *.stringsdict, *.xcstrings).", valueName: "file"))
         var file: String
 
         @OptionGroup var connection: AdminConnection
@@ -128,7 +153,9 @@ struct LocalizationCommand: AsyncParsableCommand {
             guard [".strings", ".stringsdict", ".xcstrings"].contains(where: { fileName.hasSuffix($0) }) else {
                 throw ValidationError("The file must be a .strings, .stringsdict or .xcstrings file, not \(fileName).")
             }
-            guard !locale.isEmpty, !locale.contains("/") else { throw ValidationError("The locale must be like en, pt-BR or Base.") }
+            guard !locale.isEmpty, !locale.contains("/") else {
+                throw ValidationError("The locale must be like en, pt-BR or Base.")
+            }
         }
 
         func call(_ client: HeraldAPIClient) async throws -> Data {
@@ -138,7 +165,8 @@ struct LocalizationCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("Cannot read \(file): \(error.localizedDescription)")
             }
-            return try await client.uploadLocalization(bundleID: bundleID, locale: locale, fileName: fileName, data: data)
+            return try await client.uploadLocalization(
+                bundleID: bundleID, locale: locale, fileName: fileName, data: data)
         }
     }
 

@@ -43,8 +43,12 @@ struct ClockCommand: AsyncParsableCommand {
 
         func validate() throws {
             let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            guard (try? Date(time, strategy: fractional)) != nil || (try? Date(time, strategy: Date.ISO8601FormatStyle())) != nil else {
-                throw ValidationError("The time must be ISO 8601 with a time zone, like 2026-03-01T07:30:00Z, not \(time).")
+            guard
+                (try? Date(time, strategy: fractional)) != nil
+                    || (try? Date(time, strategy: Date.ISO8601FormatStyle())) != nil
+            else {
+                throw ValidationError(
+                    "The time must be ISO 8601 with a time zone, like 2026-03-01T07:30:00Z, not \(time).")
             }
         }
 
@@ -56,7 +60,8 @@ struct ClockCommand: AsyncParsableCommand {
     struct Advance: AdminAPICommand {
         static let configuration = CommandConfiguration(
             abstract: "Move the manual clock forward by a duration.",
-            discussion: "Seconds (90, 0.5) or amounts with units, largest first: 1h30m, 2d, 45s, 1d12h, 500ms; or ISO 8601: PT1H30M."
+            discussion:
+                "Seconds (90, 0.5) or amounts with units, largest first: 1h30m, 2d, 45s, 1d12h, 500ms; or ISO 8601: PT1H30M."
         )
 
         @Argument(help: ArgumentHelp("How far: seconds, 1h30m-style, or PT1H30M.", valueName: "duration"))
@@ -66,7 +71,8 @@ struct ClockCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard ClockDuration.seconds(duration) != nil else {
-                throw ValidationError("The duration must be seconds or like 1h30m, 2d, 45s or PT1H30M, not \(duration).")
+                throw ValidationError(
+                    "The duration must be seconds or like 1h30m, 2d, 45s or PT1H30M, not \(duration).")
             }
         }
 

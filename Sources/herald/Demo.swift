@@ -33,27 +33,32 @@ struct Demo: AsyncParsableCommand {
         let caPath = directory.authorityCertificateURL.path
 
         if json {
-            Console.printLine(OrderedJSONObject([
-                "team_id": .string(demo.teamID),
-                "key_id": .string(demo.keyID),
-                "key_path": .string(demo.keyPath),
-                "topic": .string(demo.topic),
-                "device_token": .string(demo.deviceToken),
-                "device_id": .string(demo.deviceID),
-                "user_token": .string(demo.userToken),
-                "admin_token": .string(orNull: adminToken),
-                "api_url": .string(runtime.apiURL),
-                "apns_url": .string(runtime.apnsURL),
-                "apns_tls_url": .string(runtime.apnsTLSURL),
-                "ca_path": .string(caPath),
-            ]).jsonLine)
+            Console.printLine(
+                OrderedJSONObject([
+                    "team_id": .string(demo.teamID),
+                    "key_id": .string(demo.keyID),
+                    "key_path": .string(demo.keyPath),
+                    "topic": .string(demo.topic),
+                    "device_token": .string(demo.deviceToken),
+                    "device_id": .string(demo.deviceID),
+                    "user_token": .string(demo.userToken),
+                    "admin_token": .string(orNull: adminToken),
+                    "api_url": .string(runtime.apiURL),
+                    "apns_url": .string(runtime.apnsURL),
+                    "apns_tls_url": .string(runtime.apnsTLSURL),
+                    "ca_path": .string(caPath),
+                ]).jsonLine)
             return
         }
-        Console.printLine(try summary(demo: demo, runtime: runtime, adminToken: adminToken, caPath: caPath, directory: directory))
+        Console.printLine(
+            try summary(demo: demo, runtime: runtime, adminToken: adminToken, caPath: caPath, directory: directory))
     }
 
-    private func summary(demo: DemoSetup, runtime: RuntimeInfo, adminToken: String?, caPath: String, directory: DataDirectory) throws -> String {
-        let credentials = try APNsCredentials(teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath))
+    private func summary(
+        demo: DemoSetup, runtime: RuntimeInfo, adminToken: String?, caPath: String, directory: DataDirectory
+    ) throws -> String {
+        let credentials = try APNsCredentials(
+            teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath))
         let jwt = try credentials.makeToken(issuedAt: Date())
         let payload = AlertPayload(title: "Hello", body: "from Herald").encoded()
         let data = shellQuoted(directory.root.path)

@@ -64,7 +64,8 @@ struct Explain: AsyncParsableCommand {
 /// `herald focus list|status|on|off`.
 struct FocusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "focus", abstract: "The user's Focus modes.", subcommands: [List.self, Status.self, On.self, Off.self]
+        commandName: "focus", abstract: "The user's Focus modes.",
+        subcommands: [List.self, Status.self, On.self, Off.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -80,12 +81,18 @@ struct FocusCommand: AsyncParsableCommand {
     }
 
     struct On: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn a Focus on (until --until, or until turned off).")
+        static let configuration = CommandConfiguration(
+            abstract: "Turn a Focus on (until --until, or until turned off).")
 
-        @Argument(help: ArgumentHelp("The Focus id (do_not_disturb, personal, work, sleep, reading, driving or a custom one).", valueName: "id"))
+        @Argument(
+            help: ArgumentHelp(
+                "The Focus id (do_not_disturb, personal, work, sleep, reading, driving or a custom one).",
+                valueName: "id"))
         var id: String
 
-        @Option(help: ArgumentHelp("When it turns off by itself: an ISO 8601 time like 2026-01-02T18:00:00Z.", valueName: "time"))
+        @Option(
+            help: ArgumentHelp(
+                "When it turns off by itself: an ISO 8601 time like 2026-01-02T18:00:00Z.", valueName: "time"))
         var until: String?
 
         @OptionGroup var connection: UserConnection
@@ -114,15 +121,20 @@ struct FocusCommand: AsyncParsableCommand {
     }
 
     static func validate(id: String) throws {
-        let allowed = (1...64).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
-        guard allowed else { throw ValidationError("The Focus id must be 1 to 64 lowercase letters, digits, `_` or `-`, like work.") }
+        let allowed =
+            (1...64).contains(id.count)
+            && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
+        guard allowed else {
+            throw ValidationError("The Focus id must be 1 to 64 lowercase letters, digits, `_` or `-`, like work.")
+        }
     }
 }
 
 /// `herald settings get|set BUNDLE`: the user's notification settings of an app.
 struct SettingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "settings", abstract: "The user's notification settings of an app.", subcommands: [Get.self, Set.self]
+        commandName: "settings", abstract: "The user's notification settings of an app.",
+        subcommands: [Get.self, Set.self]
     )
 
     struct Get: AsyncParsableCommand {
@@ -136,7 +148,8 @@ struct SettingsCommand: AsyncParsableCommand {
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change settings of an app; the ones not given stay.",
-            discussion: "Switches take enabled, disabled or not_supported; --show-previews default and --grouping default go back to the user's global choice."
+            discussion:
+                "Switches take enabled, disabled or not_supported; --show-previews default and --grouping default go back to the user's global choice."
         )
 
         static let switches = ["enabled", "disabled", "not_supported"]
@@ -144,7 +157,8 @@ struct SettingsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
         var bundleID: String
 
-        @Option(help: ArgumentHelp("not_determined, denied, authorized, provisional or ephemeral.", valueName: "status"))
+        @Option(
+            help: ArgumentHelp("not_determined, denied, authorized, provisional or ephemeral.", valueName: "status"))
         var authorizationStatus: String?
         @Option(help: ArgumentHelp("none, banner or alert.", valueName: "style"))
         var alertStyle: String?
@@ -158,7 +172,8 @@ struct SettingsCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Time-sensitive notifications.", valueName: "switch")) var timeSensitive: String?
         @Option(help: ArgumentHelp("Critical alerts.", valueName: "switch")) var criticalAlerts: String?
         @Option(help: ArgumentHelp("In the Scheduled Summary.", valueName: "switch")) var scheduledDelivery: String?
-        @Option(help: ArgumentHelp("Messages in the summary too.", valueName: "switch")) var directMessagesInSummary: String?
+        @Option(help: ArgumentHelp("Messages in the summary too.", valueName: "switch")) var directMessagesInSummary:
+            String?
         @Option(help: ArgumentHelp("Announce.", valueName: "switch")) var announcement: String?
         @Option(help: ArgumentHelp("automatic, by_app, off or default (the user's preference).", valueName: "grouping"))
         var grouping: String?
@@ -171,11 +186,15 @@ struct SettingsCommand: AsyncParsableCommand {
             func add(_ value: String?, _ key: String, _ allowed: [String]) throws {
                 guard let value else { return }
                 guard allowed.contains(value) else {
-                    throw ValidationError("--\(key.replacingOccurrences(of: "_", with: "-")) must be one of \(allowed.joined(separator: ", ")), not \(value).")
+                    throw ValidationError(
+                        "--\(key.replacingOccurrences(of: "_", with: "-")) must be one of \(allowed.joined(separator: ", ")), not \(value)."
+                    )
                 }
                 fields[key] = .string(value)
             }
-            try add(authorizationStatus, "authorization_status", ["not_determined", "denied", "authorized", "provisional", "ephemeral"])
+            try add(
+                authorizationStatus, "authorization_status",
+                ["not_determined", "denied", "authorized", "provisional", "ephemeral"])
             try add(alertStyle, "alert_style", ["none", "banner", "alert"])
             if showPreviews == "default" {
                 fields["show_previews"] = .null
@@ -188,7 +207,8 @@ struct SettingsCommand: AsyncParsableCommand {
                 try add(grouping, "grouping", ["automatic", "by_app", "off", "default"])
             }
             for (value, key) in [
-                (sound, "sound"), (badge, "badge"), (lockScreen, "lock_screen"), (notificationCenter, "notification_center"),
+                (sound, "sound"), (badge, "badge"), (lockScreen, "lock_screen"),
+                (notificationCenter, "notification_center"),
                 (carPlay, "car_play"), (timeSensitive, "time_sensitive"), (criticalAlerts, "critical_alerts"),
                 (scheduledDelivery, "scheduled_delivery"), (directMessagesInSummary, "direct_messages_in_summary"),
                 (announcement, "announcement"),
@@ -199,7 +219,9 @@ struct SettingsCommand: AsyncParsableCommand {
         }
 
         func validate() throws {
-            if try fields().isEmpty { throw ValidationError("Give at least one setting to change, like --sound disabled.") }
+            if try fields().isEmpty {
+                throw ValidationError("Give at least one setting to change, like --sound disabled.")
+            }
         }
 
         func run() async throws {
@@ -235,8 +257,12 @@ struct DeviceStateCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Whether the device is locked.", valueName: "true|false")) var locked: Toggle?
         @Option(help: ArgumentHelp("Whether the ringer is silent.", valueName: "true|false")) var ringerSilent: Toggle?
         @Option(help: ArgumentHelp("none, headphones, car or speaker.", valueName: "route")) var audioRoute: String?
-        @Option(help: ArgumentHelp("The app in front (a bundle id; `none` for none).", valueName: "bundle-id")) var foregroundApp: String?
-        @Option(help: ArgumentHelp("The foreground app's willPresent options: comma-separated banner,list,sound,badge; `none` = no delegate.", valueName: "options"))
+        @Option(help: ArgumentHelp("The app in front (a bundle id; `none` for none).", valueName: "bundle-id"))
+        var foregroundApp: String?
+        @Option(
+            help: ArgumentHelp(
+                "The foreground app's willPresent options: comma-separated banner,list,sound,badge; `none` = no delegate.",
+                valueName: "options"))
         var willPresent: String?
         @Option(help: ArgumentHelp("An IANA time zone, like Europe/Paris.", valueName: "zone")) var timeZone: String?
         @Option(help: ArgumentHelp("A locale like fr-CA.", valueName: "locale")) var locale: String?
@@ -259,12 +285,16 @@ struct DeviceStateCommand: AsyncParsableCommand {
                 if foregroundApp == "none" {
                     fields["foreground_app"] = .null
                 } else {
-                    var options: JSONValue = .array([.string("banner"), .string("list"), .string("sound"), .string("badge")])
+                    var options: JSONValue = .array([
+                        .string("banner"), .string("list"), .string("sound"), .string("badge"),
+                    ])
                     if let willPresent {
                         if willPresent == "none" {
                             options = .null
                         } else {
-                            let names = willPresent.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                            let names = willPresent.split(separator: ",").map {
+                                String($0).trimmingCharacters(in: .whitespaces)
+                            }
                             if let bad = names.first(where: { !["banner", "list", "sound", "badge"].contains($0) }) {
                                 throw ValidationError("--will-present takes banner, list, sound and badge, not \(bad).")
                             }
@@ -275,7 +305,9 @@ struct DeviceStateCommand: AsyncParsableCommand {
                 }
             }
             if let timeZone {
-                guard TimeZone(identifier: timeZone) != nil else { throw ValidationError("--time-zone must be an IANA time zone like Europe/Paris.") }
+                guard TimeZone(identifier: timeZone) != nil else {
+                    throw ValidationError("--time-zone must be an IANA time zone like Europe/Paris.")
+                }
                 fields["time_zone"] = .string(timeZone)
             }
             if let locale { fields["locale"] = .string(locale) }

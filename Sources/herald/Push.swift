@@ -33,7 +33,8 @@ struct Push: AsyncParsableCommand {
     @Option(help: "The interruption level.")
     var level: InterruptionLevelArgument?
 
-    @Option(name: .customLong("thread"), help: ArgumentHelp("The thread id that groups notifications.", valueName: "id"))
+    @Option(
+        name: .customLong("thread"), help: ArgumentHelp("The thread id that groups notifications.", valueName: "id"))
     var threadID: String?
 
     @Option(help: "The notification category (its actions).")
@@ -42,25 +43,36 @@ struct Push: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The app badge; 0 clears it.", valueName: "n"))
     var badge: Int?
 
-    @Option(help: ArgumentHelp("A sound name, or `default`; with --level critical it plays at full volume.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A sound name, or `default`; with --level critical it plays at full volume.", valueName: "name"))
     var sound: String?
 
-    @Option(help: "The apns-push-type header (alert, background, voip, …). `background` builds a content-available payload and defaults the priority to 5.")
+    @Option(
+        help:
+            "The apns-push-type header (alert, background, voip, …). `background` builds a content-available payload and defaults the priority to 5."
+    )
     var pushType: String = "alert"
 
     @Option(help: "The apns-priority header: 10, 5 or 1.")
     var priority: Int?
 
-    @Option(help: ArgumentHelp("The apns-expiration header: UNIX seconds; 0 = deliver now or never.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp("The apns-expiration header: UNIX seconds; 0 = deliver now or never.", valueName: "seconds"))
     var expiration: Int64?
 
-    @Option(help: ArgumentHelp("The apns-collapse-id header: replaces an earlier notification with this id.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "The apns-collapse-id header: replaces an earlier notification with this id.", valueName: "id"))
     var collapseID: String?
 
     @Option(help: ArgumentHelp("The apns-id header (a UUID); APNs generates one when absent.", valueName: "uuid"))
     var apnsID: String?
 
-    @Option(help: ArgumentHelp("A file with the JSON payload to send as is, or - for stdin (instead of --title, --body, …).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A file with the JSON payload to send as is, or - for stdin (instead of --title, --body, …).",
+            valueName: "file"))
     var payload: String?
 
     @Option(help: ArgumentHelp("The .p8 file of the signing key.", valueName: "file"))
@@ -72,10 +84,15 @@ struct Push: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The team id (the JWT iss).", valueName: "id"))
     var teamID: String?
 
-    @Option(help: ArgumentHelp("The APNs endpoint. Default: the data directory's TLS listener, else https://api.sandbox.push.apple.com.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The APNs endpoint. Default: the data directory's TLS listener, else https://api.sandbox.push.apple.com.",
+            valueName: "url"))
     var url: String?
 
-    @Option(help: ArgumentHelp("A PEM file of CA certificates to trust (default with --data: its tls/ca.pem).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A PEM file of CA certificates to trust (default with --data: its tls/ca.pem).", valueName: "file"))
     var ca: String?
 
     @OptionGroup var data: DataDirectoryOption
@@ -86,7 +103,8 @@ struct Push: AsyncParsableCommand {
 
     func validate() throws {
         if payload != nil, hasPayloadFlags {
-            throw ValidationError("Use either --payload or the payload options (--title, --body, --badge, …), not both.")
+            throw ValidationError(
+                "Use either --payload or the payload options (--title, --body, --badge, …), not both.")
         }
         if let badge, badge < 0 {
             throw ValidationError("--badge must be 0 or more.")
@@ -102,7 +120,9 @@ struct Push: AsyncParsableCommand {
         if keyID == nil { missing.append("--key-id") }
         if teamID == nil { missing.append("--team-id") }
         if !missing.isEmpty {
-            throw ValidationError("Missing \(missing.joined(separator: ", ")): give them, or --data DIR to take them from a Herald data directory.")
+            throw ValidationError(
+                "Missing \(missing.joined(separator: ", ")): give them, or --data DIR to take them from a Herald data directory."
+            )
         }
     }
 
@@ -131,17 +151,19 @@ struct Push: AsyncParsableCommand {
         let runtime = directory?.runtimeOrDefaults()
 
         guard let topic = topic ?? demo?.topic, let deviceToken = deviceToken ?? demo?.deviceToken,
-              let keyPath = key ?? demo?.keyPath, let keyID = keyID ?? demo?.keyID, let teamID = teamID ?? demo?.teamID
+            let keyPath = key ?? demo?.keyPath, let keyID = keyID ?? demo?.keyID, let teamID = teamID ?? demo?.teamID
         else { throw ValidationError("Missing --topic, --device, --key, --key-id or --team-id.") }
 
         let urlString = url ?? runtime?.apnsTLSURL ?? APNsClient.sandboxURL.absoluteString
         guard let url = URL(string: urlString) else { throw ValidationError("--url is not a URL: \(urlString)") }
         var caFile = ca
         if caFile == nil, let directory, url.scheme == "https",
-           FileManager.default.fileExists(atPath: directory.authorityCertificateURL.path) {
+            FileManager.default.fileExists(atPath: directory.authorityCertificateURL.path)
+        {
             caFile = directory.authorityCertificateURL.path
         }
-        let credentials = try APNsCredentials(teamID: teamID, keyID: keyID, privateKeyFile: URL(fileURLWithPath: keyPath))
+        let credentials = try APNsCredentials(
+            teamID: teamID, keyID: keyID, privateKeyFile: URL(fileURLWithPath: keyPath))
 
         let push = APNsPush(
             deviceToken: deviceToken, topic: topic, payload: try payloadData(),

@@ -18,7 +18,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("api-port"), help: "The JSON API port (0 picks a free port).")
     var apiPort: Int = 8080
 
-    @Option(name: .customLong("apns-port"), help: "The cleartext APNs port: HTTP/2 with prior knowledge and HTTP/1.1 (0 picks a free port).")
+    @Option(
+        name: .customLong("apns-port"),
+        help: "The cleartext APNs port: HTTP/2 with prior knowledge and HTTP/1.1 (0 picks a free port).")
     var apnsPort: Int = 2197
 
     @Option(name: .customLong("apns-tls-port"), help: "The TLS APNs port (0 picks a free port).")
@@ -27,7 +29,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .customLong("no-tls"), help: "Don't start the TLS APNs listener.")
     var noTLS = false
 
-    @Option(name: .customLong("device-rate-limit"), help: "Pushes per second per device before TooManyRequests (0 = off).")
+    @Option(
+        name: .customLong("device-rate-limit"), help: "Pushes per second per device before TooManyRequests (0 = off).")
     var deviceRateLimit: Double = 0
 
     @Flag(name: .customLong("no-demo"), help: "Don't create the demo setup on a fresh data directory.")
@@ -77,7 +80,8 @@ struct Serve: AsyncParsableCommand {
             application = try await HeraldApplication.make(configuration: configuration, logger: logger)
         case .manual:
             let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
-            application = try await HeraldApplication.make(configuration: configuration, logger: logger, clock: ManualClock(now: start))
+            application = try await HeraldApplication.make(
+                configuration: configuration, logger: logger, clock: ManualClock(now: start))
         }
         let banner = try ServeBanner(application: application)
         try await application.run { runtime in
@@ -113,7 +117,8 @@ struct ServeBanner: Sendable {
         }
         lines.append("  Data:                 \(dataPath)")
         if isManualClock {
-            lines.append("  Clock:                manual: moves only with `herald clock set|advance --data '\(dataPath)'`")
+            lines.append(
+                "  Clock:                manual: moves only with `herald clock set|advance --data '\(dataPath)'`")
         }
         if let demo, let providerToken {
             let target = runtime.apnsTLSURL.isEmpty ? runtime.apnsURL : runtime.apnsTLSURL

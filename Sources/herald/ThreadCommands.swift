@@ -10,7 +10,8 @@ struct ThreadsCommand: AsyncParsableCommand {
         discussion: "Groups follow the user's grouping preference; newest group first."
     )
 
-    @Option(name: .customLong("device"), help: ArgumentHelp("The device id (default: the demo device).", valueName: "id"))
+    @Option(
+        name: .customLong("device"), help: ArgumentHelp("The device id (default: the demo device).", valueName: "id"))
     var deviceID: String?
 
     @Option(help: ArgumentHelp("The number of groups, 1 to 500 (default 100).", valueName: "n"))
@@ -37,7 +38,8 @@ struct BadgesCommand: AsyncParsableCommand {
         commandName: "badges", abstract: "Print a device's app badges and their total (JSON)."
     )
 
-    @Option(name: .customLong("device"), help: ArgumentHelp("The device id (default: the demo device).", valueName: "id"))
+    @Option(
+        name: .customLong("device"), help: ArgumentHelp("The device id (default: the demo device).", valueName: "id"))
     var deviceID: String?
 
     @OptionGroup var connection: UserConnection

@@ -7,10 +7,13 @@ import HeraldServer
 /// Where the JSON API is and which user calls it: `--url`, `--token`, `--data` (whose demo user's
 /// token and URL are the defaults).
 struct UserConnection: ParsableArguments {
-    @Option(help: ArgumentHelp("The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
     var url: String?
 
-    @Option(help: ArgumentHelp("The user's bearer token (default: the data directory's demo user).", valueName: "token"))
+    @Option(
+        help: ArgumentHelp("The user's bearer token (default: the data directory's demo user).", valueName: "token"))
     var token: String?
 
     @OptionGroup var data: DataDirectoryOption
@@ -68,12 +71,13 @@ func performAPICall(
     case .failure(let error as CommandFailure):
         throw error
     case .failure(let error):
-        Console.printError(OrderedJSONObject([
-            "error": .object([
-                "code": .string("connection_failed"),
-                "message": .string("No answer from \(urlString): \(error)"),
-            ]),
-        ]).jsonLine)
+        Console.printError(
+            OrderedJSONObject([
+                "error": .object([
+                    "code": .string("connection_failed"),
+                    "message": .string("No answer from \(urlString): \(error)"),
+                ])
+            ]).jsonLine)
         throw ExitCode.failure
     }
 }

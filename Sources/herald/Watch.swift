@@ -18,13 +18,16 @@ struct Watch: AsyncParsableCommand {
     @Option(name: .customLong("device"), help: ArgumentHelp("The device id.", valueName: "id"))
     var deviceID: String?
 
-    @Option(help: ArgumentHelp("The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The JSON API's URL (default: the data directory's, else http://127.0.0.1:8080).", valueName: "url"))
     var url: String?
 
     @Option(help: ArgumentHelp("The user's bearer token for the device API.", valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("Print the changes after this cursor first (default: only new ones).", valueName: "cursor"))
+    @Option(
+        help: ArgumentHelp("Print the changes after this cursor first (default: only new ones).", valueName: "cursor"))
     var cursor: String?
 
     @Flag(help: "Print each event's JSON data line as received instead of a summary.")
@@ -37,8 +40,12 @@ struct Watch: AsyncParsableCommand {
             throw ValidationError("--url must look like http://host[:port], not \(url).")
         }
         if data.directoryOrDefault == nil {
-            if deviceID == nil { throw ValidationError("Missing --device: give it, or --data DIR to use the demo device.") }
-            if token == nil { throw ValidationError("Missing --token: give the user's token, or --data DIR to use the demo user's.") }
+            if deviceID == nil {
+                throw ValidationError("Missing --device: give it, or --data DIR to use the demo device.")
+            }
+            if token == nil {
+                throw ValidationError("Missing --token: give the user's token, or --data DIR to use the demo user's.")
+            }
         }
     }
 
@@ -58,7 +65,8 @@ struct Watch: AsyncParsableCommand {
             let events = client.events(deviceID: deviceID, cursor: cursor) { status in
                 switch status {
                 case .connected(let lastEventID):
-                    Console.printError("watching device \(deviceID) at \(urlString)" + (lastEventID.map { " after \($0)" } ?? ""))
+                    Console.printError(
+                        "watching device \(deviceID) at \(urlString)" + (lastEventID.map { " after \($0)" } ?? ""))
                 case .disconnected(let reason, let delay):
                     Console.printError("connection lost (\(reason)); reconnecting in \(Self.seconds(delay))")
                 }

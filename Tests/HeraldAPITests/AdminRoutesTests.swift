@@ -12,7 +12,8 @@ import Testing
 func admin(
     _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil
 ) async throws -> TestResponse {
-    try await client.execute(uri: uri, method: method, headers: bearer(TestHarness.adminToken), body: body.map(jsonBody))
+    try await client.execute(
+        uri: uri, method: method, headers: bearer(TestHarness.adminToken), body: body.map(jsonBody))
 }
 
 @Suite("Admin routes")
@@ -24,14 +25,17 @@ struct AdminRoutesTests {
         (.get, "/v1/admin/clock"), (.put, "/v1/admin/clock"), (.post, "/v1/admin/clock/advance"),
     ]
 
-    @Test("every admin route answers 401 without the admin token, with a wrong one, or with a user's", arguments: StoreKind.allCases)
+    @Test(
+        "every admin route answers 401 without the admin token, with a wrong one, or with a user's",
+        arguments: StoreKind.allCases)
     func adminRoutesNeedTheAdminToken(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (userToken, _) = try await harness.makeDevice()
         try await harness.makeApplication().test(.router) { client in
             for (method, uri) in Self.adminRoutes {
                 for headers: HTTPFields in [[:], bearer("wrong"), bearer(userToken), [.authorization: "Basic abc"]] {
-                    let response = try await client.execute(uri: uri, method: method, headers: headers, body: jsonBody("{}"))
+                    let response = try await client.execute(
+                        uri: uri, method: method, headers: headers, body: jsonBody("{}"))
                     #expect(response.status == .unauthorized, "\(method) \(uri)")
                     #expect(response.errorCode == "unauthorized")
                     #expect(response.headers[.wwwAuthenticate] == "Bearer")
@@ -44,7 +48,8 @@ struct AdminRoutesTests {
     func teams(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         try await harness.makeApplication().test(.router) { client in
-            let created = try await admin(client, .post, "/v1/admin/teams", #"{"team_id":"ABCDE12345","name":"Example"}"#)
+            let created = try await admin(
+                client, .post, "/v1/admin/teams", #"{"team_id":"ABCDE12345","name":"Example"}"#)
             #expect(created.status == .created)
             #expect(created.json["team_id"] == .string("ABCDE12345"))
             #expect(created.json["name"] == .string("Example"))
@@ -79,7 +84,9 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("keys: Herald generates a P-256 key, writes AuthKey_<KEYID>.p8 (0600) and returns it once", arguments: StoreKind.allCases)
+    @Test(
+        "keys: Herald generates a P-256 key, writes AuthKey_<KEYID>.p8 (0600) and returns it once",
+        arguments: StoreKind.allCases)
     func generatedKey(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         _ = try await harness.registry.createTeam(id: TestHarness.teamID)
@@ -111,7 +118,8 @@ struct AdminRoutesTests {
         let publicPEM = P256.Signing.PrivateKey().publicKey.pemRepresentation
         let pemJSON = String(decoding: try JSONEncoder().encode(publicPEM), as: UTF8.self)
         try await harness.makeApplication().test(.router) { client in
-            let body = #"{"team_id":"TEAM123456","key_id":"KEY1234567","topics":["com.example.app"],"public_key_pem":\#(pemJSON)}"#
+            let body =
+                #"{"team_id":"TEAM123456","key_id":"KEY1234567","topics":["com.example.app"],"public_key_pem":\#(pemJSON)}"#
             let response = try await admin(client, .post, "/v1/admin/keys", body)
             #expect(response.status == .created)
             #expect(response.json["key_id"] == .string("KEY1234567"))
@@ -139,7 +147,8 @@ struct AdminRoutesTests {
         let harness = try TestHarness(store)
         _ = try await harness.registry.createTeam(id: TestHarness.teamID)
         try await harness.makeApplication().test(.router) { client in
-            let body = #"{"bundle_id":"com.example.chat","team_id":"TEAM123456","name":"Chat","entitlements":{"time_sensitive":true,"communication":true}}"#
+            let body =
+                #"{"bundle_id":"com.example.chat","team_id":"TEAM123456","name":"Chat","entitlements":{"time_sensitive":true,"communication":true}}"#
             let response = try await admin(client, .post, "/v1/admin/apps", body)
             #expect(response.status == .created)
             #expect(response.json["bundle_id"] == .string("com.example.chat"))
@@ -148,15 +157,20 @@ struct AdminRoutesTests {
             #expect(harness.cache.snapshot.apps["com.example.chat"]?.entitlements.communication == true)
 
             #expect(try await admin(client, .post, "/v1/admin/apps", body).errorCode == "app_exists")
-            let unknownTeam = try await admin(client, .post, "/v1/admin/apps", #"{"bundle_id":"com.x","team_id":"NOTEAM0000"}"#)
+            let unknownTeam = try await admin(
+                client, .post, "/v1/admin/apps", #"{"bundle_id":"com.x","team_id":"NOTEAM0000"}"#)
             #expect(unknownTeam.status == .notFound)
             #expect(unknownTeam.errorCode == "team_not_found")
-            let badID = try await admin(client, .post, "/v1/admin/apps", #"{"bundle_id":"com..x","team_id":"TEAM123456"}"#)
+            let badID = try await admin(
+                client, .post, "/v1/admin/apps", #"{"bundle_id":"com..x","team_id":"TEAM123456"}"#)
             #expect(badID.errorCode == "invalid_field")
             let badEntitlement = try await admin(
-                client, .post, "/v1/admin/apps", #"{"bundle_id":"com.y","team_id":"TEAM123456","entitlements":{"communication":"yes"}}"#
+                client, .post, "/v1/admin/apps",
+                #"{"bundle_id":"com.y","team_id":"TEAM123456","entitlements":{"communication":"yes"}}"#
             )
-            #expect(badEntitlement.json["error"]?["message"] == .string("`entitlements.communication` must be true or false."))
+            #expect(
+                badEntitlement.json["error"]?["message"]
+                    == .string("`entitlements.communication` must be true or false."))
         }
     }
 
@@ -173,7 +187,8 @@ struct AdminRoutesTests {
             #expect(try await harness.store.user(tokenDigest: token) == nil)
             #expect(try await admin(client, .post, "/v1/admin/users", #"{"name":"  "}"#).errorCode == "missing_field")
 
-            let device = try await admin(client, .post, "/v1/admin/devices", #"{"user_id":"\#(userID)","name":"Phone"}"#)
+            let device = try await admin(
+                client, .post, "/v1/admin/devices", #"{"user_id":"\#(userID)","name":"Phone"}"#)
             #expect(device.status == .created)
             #expect(device.json["user_id"] == .string(userID))
             #expect(device.json["name"] == .string("Phone"))
@@ -183,19 +198,24 @@ struct AdminRoutesTests {
         }
     }
 
-    @Test("device tokens: generated or given (stored lowercase), replaced per app, unregistered", arguments: StoreKind.allCases)
+    @Test(
+        "device tokens: generated or given (stored lowercase), replaced per app, unregistered",
+        arguments: StoreKind.allCases)
     func deviceTokens(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
         let id = device.deviceID
         try await harness.makeApplication().test(.router) { client in
-            let generated = try await admin(client, .post, "/v1/admin/tokens", #"{"device_id":"\#(id)","bundle_id":"com.example.app"}"#)
+            let generated = try await admin(
+                client, .post, "/v1/admin/tokens", #"{"device_id":"\#(id)","bundle_id":"com.example.app"}"#)
             #expect(generated.status == .created)
             let first = try #require(generated.json["token"]?.stringValue)
             #expect(first.count == 64 && first == first.lowercased() && DeviceTokenFormat.isWellFormed(first[...]))
             #expect(generated.json["unregistered_at"]?.isNull == true)
 
-            let given = try await admin(client, .post, "/v1/admin/tokens", #"{"device_id":"\#(id)","bundle_id":"com.example.app","token":"ABCDEF0123"}"#)
+            let given = try await admin(
+                client, .post, "/v1/admin/tokens",
+                #"{"device_id":"\#(id)","bundle_id":"com.example.app","token":"ABCDEF0123"}"#)
             #expect(given.json["token"] == .string("abcdef0123"))
             // The device's earlier token for the app is unregistered, and the APNs endpoint knows.
             #expect(harness.cache.snapshot.tokens[first]?.unregisteredAt != nil)
@@ -236,16 +256,22 @@ struct AdminRoutesTests {
             #expect(unknown.status == .notFound)
             #expect(unknown.errorCode == "not_found")
 
-            let large = try await admin(client, .post, "/v1/admin/users", #"{"name":"\#(String(repeating: "x", count: 70_000))"}"#)
+            let large = try await admin(
+                client, .post, "/v1/admin/users", #"{"name":"\#(String(repeating: "x", count: 70_000))"}"#)
             #expect(large.status == .contentTooLarge)
             #expect(large.errorCode == "payload_too_large")
 
             await harness.memory?.failEveryCall()
             let failed = try await admin(client, .get, "/v1/admin/teams")
             #expect(failed.status == .internalServerError)
-            #expect(failed.json == .object(["error": .object([
-                "code": .string("internal_error"), "message": .string("The server could not complete the request."),
-            ])]))
+            #expect(
+                failed.json
+                    == .object([
+                        "error": .object([
+                            "code": .string("internal_error"),
+                            "message": .string("The server could not complete the request."),
+                        ])
+                    ]))
         }
     }
 }

@@ -26,17 +26,21 @@ struct AppResourceRoutesTests {
                  "intent_identifiers":["INSendMessageIntent"],"hidden_previews_body_placeholder":"%u new messages",
                  "category_summary_format":"%u more messages from %@","options":["hidden_previews_show_title","allow_in_car_play"]}
                 """#
-            let created = try await client.execute(uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody(body))
+            let created = try await client.execute(
+                uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody(body))
             #expect(created.status == .created)
             #expect(created.json["identifier"] == .string("MESSAGE"))
             #expect(created.json["actions"]?[0]?["options"] == .array([.string("authentication_required")]))
             #expect(created.json["actions"]?[0]?["text_input"]?["button_title"] == .string("Send"))
             #expect(created.json["actions"]?[1]?["icon"]?.isNull == true)
-            #expect(created.json["options"] == .array([.string("allow_in_car_play"), .string("hidden_previews_show_title")]))
+            #expect(
+                created.json["options"]
+                    == .array([.string("allow_in_car_play"), .string("hidden_previews_show_title")]))
             let record = try await harness.store.category(bundleID: TestHarness.bundleID, identifier: "MESSAGE")
             #expect(record?.json.contains(#""hidden_previews_body_placeholder":"%u new messages""#) == true)
 
-            let replaced = try await client.execute(uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody("{}"))
+            let replaced = try await client.execute(
+                uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody("{}"))
             #expect(replaced.status == .ok)
             #expect(replaced.json["actions"] == .array([]))
 
@@ -44,22 +48,37 @@ struct AppResourceRoutesTests {
                 (#"{"actions":[{"identifier":"A","title":"A","options":["sticky"]}]}"#, "actions[0].options[0]"),
                 (#"{"actions":[{"title":"A"}]}"#, "actions[0].identifier"),
                 (#"{"actions":[{"identifier":"A","title":""}]}"#, "actions[0].title"),
-                (#"{"actions":[{"identifier":"A","title":"A","icon":{"system_image_name":"a","template_image_name":"b"}}]}"#, "actions[0].icon"),
-                (#"{"actions":[{"identifier":"A","title":"A","text_input":{}}]}"#, "actions[0].text_input.button_title"),
+                (
+                    #"{"actions":[{"identifier":"A","title":"A","icon":{"system_image_name":"a","template_image_name":"b"}}]}"#,
+                    "actions[0].icon"
+                ),
+                (
+                    #"{"actions":[{"identifier":"A","title":"A","text_input":{}}]}"#,
+                    "actions[0].text_input.button_title"
+                ),
                 (#"{"options":["hidden_previews_show_body"]}"#, "options[0]"),
                 (#"{"identifier":"OTHER"}"#, "identifier"),
             ] {
-                let bad = try await client.execute(uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody(payload))
+                let bad = try await client.execute(
+                    uri: "\(base)/MESSAGE", method: .put, headers: Self.admin, body: jsonBody(payload))
                 #expect(bad.status == .badRequest, "\(payload)")
-                #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(payload): \(bad.text)")
+                #expect(
+                    bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true,
+                    "\(payload): \(bad.text)")
             }
 
             let list = try await client.execute(uri: base, method: .get, headers: Self.admin)
             #expect(list.json["categories"]?.arrayValue?.count == 1)
             #expect(try await client.execute(uri: base, method: .get, headers: bearer("user")).status == .unauthorized)
-            #expect(try await client.execute(uri: "/v1/admin/apps/com.nope/categories", method: .get, headers: Self.admin).errorCode == "app_not_found")
-            #expect(try await client.execute(uri: "\(base)/MESSAGE", method: .delete, headers: Self.admin).status == .noContent)
-            #expect(try await client.execute(uri: "\(base)/MESSAGE", method: .delete, headers: Self.admin).errorCode == "category_not_found")
+            #expect(
+                try await client.execute(uri: "/v1/admin/apps/com.nope/categories", method: .get, headers: Self.admin)
+                    .errorCode == "app_not_found")
+            #expect(
+                try await client.execute(uri: "\(base)/MESSAGE", method: .delete, headers: Self.admin).status
+                    == .noContent)
+            #expect(
+                try await client.execute(uri: "\(base)/MESSAGE", method: .delete, headers: Self.admin).errorCode
+                    == "category_not_found")
         }
     }
 
@@ -70,34 +89,58 @@ struct AppResourceRoutesTests {
         let base = "/v1/admin/apps/\(TestHarness.bundleID)/localizations"
         try await harness.makeApplication().test(.router) { client in
             let strings = #""GREETING" = "Hello %@";"# + "\n"
-            let created = try await client.execute(uri: "\(base)/en/Localizable.strings", method: .put, headers: Self.admin, body: ByteBuffer(string: strings))
+            let created = try await client.execute(
+                uri: "\(base)/en/Localizable.strings", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: strings))
             #expect(created.status == .created)
             #expect(created.json["kind"] == .string("strings"))
             #expect(created.json["size"] == .number(Double(strings.utf8.count)))
-            let again = try await client.execute(uri: "\(base)/en/Localizable.strings", method: .put, headers: Self.admin, body: ByteBuffer(string: strings))
+            let again = try await client.execute(
+                uri: "\(base)/en/Localizable.strings", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: strings))
             #expect(again.status == .ok)
 
-            let catalog = #"{"sourceLanguage":"en","strings":{"GREETING":{"localizations":{"fr":{"stringUnit":{"state":"translated","value":"Bonjour %@"}}}}},"version":"1.0"}"#
-            let uploaded = try await client.execute(uri: "\(base)/en/Localizable.xcstrings", method: .put, headers: Self.admin, body: ByteBuffer(string: catalog))
+            let catalog =
+                #"{"sourceLanguage":"en","strings":{"GREETING":{"localizations":{"fr":{"stringUnit":{"state":"translated","value":"Bonjour %@"}}}}},"version":"1.0"}"#
+            let uploaded = try await client.execute(
+                uri: "\(base)/en/Localizable.xcstrings", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: catalog))
             #expect(uploaded.status == .created, "\(uploaded.text)")
 
-            let bad = try await client.execute(uri: "\(base)/fr/Localizable.strings", method: .put, headers: Self.admin, body: ByteBuffer(string: #""GREETING" = "Bonjour"#))
+            let bad = try await client.execute(
+                uri: "\(base)/fr/Localizable.strings", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: #""GREETING" = "Bonjour"#))
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "invalid_localization_file")
             #expect(bad.json["error"]?["message"]?.stringValue?.contains("invalid .strings file") == true)
-            let badPlist = try await client.execute(uri: "\(base)/fr/Localizable.stringsdict", method: .put, headers: Self.admin, body: ByteBuffer(string: "<plist><dict>"))
+            let badPlist = try await client.execute(
+                uri: "\(base)/fr/Localizable.stringsdict", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: "<plist><dict>"))
             #expect(badPlist.errorCode == "invalid_localization_file")
-            let badName = try await client.execute(uri: "\(base)/fr/Localizable.txt", method: .put, headers: Self.admin, body: ByteBuffer(string: "x"))
+            let badName = try await client.execute(
+                uri: "\(base)/fr/Localizable.txt", method: .put, headers: Self.admin, body: ByteBuffer(string: "x"))
             #expect(badName.errorCode == "invalid_parameter")
-            let badLocale = try await client.execute(uri: "\(base)/not%20a%20locale/Localizable.strings", method: .put, headers: Self.admin, body: ByteBuffer(string: strings))
+            let badLocale = try await client.execute(
+                uri: "\(base)/not%20a%20locale/Localizable.strings", method: .put, headers: Self.admin,
+                body: ByteBuffer(string: strings))
             #expect(badLocale.errorCode == "invalid_parameter")
-            let empty = try await client.execute(uri: "\(base)/fr/Localizable.strings", method: .put, headers: Self.admin)
+            let empty = try await client.execute(
+                uri: "\(base)/fr/Localizable.strings", method: .put, headers: Self.admin)
             #expect(empty.errorCode == "invalid_localization_file")
 
             let list = try await client.execute(uri: base, method: .get, headers: Self.admin)
-            #expect(list.json["files"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Localizable.strings", "Localizable.xcstrings"])
-            #expect(try await client.execute(uri: "\(base)/en/Localizable.strings", method: .delete, headers: Self.admin).status == .noContent)
-            #expect(try await client.execute(uri: "/v1/admin/apps/com.nope/localizations/en/Localizable.strings", method: .put, headers: Self.admin, body: ByteBuffer(string: strings)).errorCode == "app_not_found")
+            #expect(
+                list.json["files"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [
+                    "Localizable.strings", "Localizable.xcstrings",
+                ])
+            #expect(
+                try await client.execute(uri: "\(base)/en/Localizable.strings", method: .delete, headers: Self.admin)
+                    .status == .noContent)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/admin/apps/com.nope/localizations/en/Localizable.strings", method: .put,
+                    headers: Self.admin, body: ByteBuffer(string: strings)
+                ).errorCode == "app_not_found")
         }
     }
 
@@ -114,7 +157,8 @@ struct AppResourceRoutesTests {
             #expect(users.json["users"]?[0]?["token"] == nil)
             let devices = try await client.execute(uri: "/v1/admin/devices", method: .get, headers: Self.admin)
             #expect(devices.json["devices"]?.arrayValue?.count == 2)
-            let mine = try await client.execute(uri: "/v1/admin/devices?user_id=\(alices.userID)", method: .get, headers: Self.admin)
+            let mine = try await client.execute(
+                uri: "/v1/admin/devices?user_id=\(alices.userID)", method: .get, headers: Self.admin)
             #expect(mine.json["devices"]?.arrayValue?.compactMap { $0["device_id"]?.stringValue } == [alices.deviceID])
             #expect(try await client.execute(uri: "/v1/admin/users", method: .get).status == .unauthorized)
         }
@@ -131,37 +175,53 @@ struct AppResourceRoutesTests {
             disposition: .heldForFocus, effectiveLevel: .active, focusID: "work", reasons: [.focusHeld]
         )
         _ = try await harness.store.updateDecision(
-            deviceID: device.deviceID, id: "n1", decision: DecisionRecord(decision: decision, context: .init(audioRoute: .none)),
+            deviceID: device.deviceID, id: "n1",
+            decision: DecisionRecord(decision: decision, context: .init(audioRoute: .none)),
             releasedAt: nil, at: harness.clock.now()
         )
         try await harness.makeApplication().test(.router) { client in
-            let response = try await client.execute(uri: "/v1/notifications/n1/decision", method: .get, headers: bearer(token))
+            let response = try await client.execute(
+                uri: "/v1/notifications/n1/decision", method: .get, headers: bearer(token))
             #expect(response.status == .ok)
             #expect(response.json["disposition"] == .string("heldForFocus"))
             #expect(response.json["decision"]?["focus_id"] == .string("work"))
             #expect(response.json["reasons"]?[0]?["code"] == .string(ReasonCode.focusHeld.rawValue))
-            #expect(response.json["reasons"]?[0]?["sentence"] == .string("Held: the Work Focus is on and \(TestHarness.bundleID) is not an allowed app."))
+            #expect(
+                response.json["reasons"]?[0]?["sentence"]
+                    == .string("Held: the Work Focus is on and \(TestHarness.bundleID) is not an allowed app."))
 
             // The decision's `context` names the Focus that was on, as it was named then.
             let gym = DecisionRecord.FocusRef(id: "gym", name: "Gym", kind: .custom)
             _ = try await harness.store.updateDecision(
-                deviceID: device.deviceID, id: "n1", decision: DecisionRecord(decision: decision, context: .init(focus: gym, audioRoute: .none)),
+                deviceID: device.deviceID, id: "n1",
+                decision: DecisionRecord(decision: decision, context: .init(focus: gym, audioRoute: .none)),
                 releasedAt: nil, at: harness.clock.now()
             )
-            let named = try await client.execute(uri: "/v1/notifications/N1/decision", method: .get, headers: bearer(token))
-            #expect(named.json["reasons"]?[0]?["sentence"] == .string("Held: the Gym Focus is on and \(TestHarness.bundleID) is not an allowed app."))
+            let named = try await client.execute(
+                uri: "/v1/notifications/N1/decision", method: .get, headers: bearer(token))
+            #expect(
+                named.json["reasons"]?[0]?["sentence"]
+                    == .string("Held: the Gym Focus is on and \(TestHarness.bundleID) is not an allowed app."))
 
-            let undecided = try await client.execute(uri: "/v1/notifications/n2/decision", method: .get, headers: bearer(token))
+            let undecided = try await client.execute(
+                uri: "/v1/notifications/n2/decision", method: .get, headers: bearer(token))
             #expect(undecided.json["decided"] == .bool(false))
             #expect(undecided.json["reasons"] == .array([]))
 
-            let other = try await client.execute(uri: "/v1/notifications/n1/decision", method: .get, headers: bearer(bobsToken))
-            let none = try await client.execute(uri: "/v1/notifications/nope/decision", method: .get, headers: bearer(bobsToken))
+            let other = try await client.execute(
+                uri: "/v1/notifications/n1/decision", method: .get, headers: bearer(bobsToken))
+            let none = try await client.execute(
+                uri: "/v1/notifications/nope/decision", method: .get, headers: bearer(bobsToken))
             #expect(other.status == .notFound)
             #expect(other.errorCode == "notification_not_found")
             #expect(other.text == none.text)
-            #expect(try await client.execute(uri: "/v1/notifications/n1/decision?device_id=\(device.deviceID)", method: .get, headers: bearer(bobsToken)).errorCode == "device_not_found")
-            #expect(try await client.execute(uri: "/v1/notifications/n1/decision", method: .get).status == .unauthorized)
+            #expect(
+                try await client.execute(
+                    uri: "/v1/notifications/n1/decision?device_id=\(device.deviceID)", method: .get,
+                    headers: bearer(bobsToken)
+                ).errorCode == "device_not_found")
+            #expect(
+                try await client.execute(uri: "/v1/notifications/n1/decision", method: .get).status == .unauthorized)
         }
 
         var dependencies = harness.dependencies
@@ -173,7 +233,8 @@ struct AppResourceRoutesTests {
             )
         }
         try await makeAPIApplication(dependencies, host: "127.0.0.1", port: 0).test(.router) { client in
-            let response = try await client.execute(uri: "/v1/notifications/n2/decision", method: .get, headers: bearer(token))
+            let response = try await client.execute(
+                uri: "/v1/notifications/n2/decision", method: .get, headers: bearer(token))
             #expect(response.json["disposition"] == .string("alerted"))
             #expect(response.json["reasons"]?[0]?["sentence"] == .string("Alerted for n2."))
             #expect(response.json["summary"] == .string("Alerted."))

@@ -1,5 +1,4 @@
 import Foundation
-@testable import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
@@ -7,6 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Synchronization
 import Testing
+
+@testable import HeraldAPI
 
 /// A change that applies a badge is followed on the live streams by a `badge` event (no cursor)
 /// when the device's badges changed.
@@ -29,9 +30,11 @@ struct BadgeStreamTests {
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             try await withTimeout {
-                var stream = try await ServerSentEventsClient.connect(port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)")
+                var stream = try await ServerSentEventsClient.connect(
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)")
                 try await Self.waitForSession(harness, device.deviceID)
-                try await Self.push(harness, [ThreadRoutesTests.row("a1", device: device, aps: #""badge":4"#, badge: true, at: 1)])
+                try await Self.push(
+                    harness, [ThreadRoutesTests.row("a1", device: device, aps: #""badge":4"#, badge: true, at: 1)])
                 #expect(try await stream.nextEvent()?.event == "notification")
                 let first = try await stream.nextEvent()
                 #expect(first?.event == "badge")
@@ -41,9 +44,12 @@ struct BadgeStreamTests {
                 #expect(first?.json["changed"] == .array([.object(["bundle_id": .string(app), "badge": .number(4)])]))
 
                 // The same badge again, and a push whose decision does not apply its badge: no event.
-                try await Self.push(harness, [ThreadRoutesTests.row("a2", device: device, aps: #""badge":4"#, badge: true, at: 2)])
-                try await Self.push(harness, [ThreadRoutesTests.row("a3", device: device, aps: #""badge":8"#, badge: false, at: 3)])
-                try await Self.push(harness, [ThreadRoutesTests.row("a4", device: device, aps: #""badge":0"#, badge: true, at: 4)])
+                try await Self.push(
+                    harness, [ThreadRoutesTests.row("a2", device: device, aps: #""badge":4"#, badge: true, at: 2)])
+                try await Self.push(
+                    harness, [ThreadRoutesTests.row("a3", device: device, aps: #""badge":8"#, badge: false, at: 3)])
+                try await Self.push(
+                    harness, [ThreadRoutesTests.row("a4", device: device, aps: #""badge":0"#, badge: true, at: 4)])
                 var events: [String] = []
                 var cleared: ServerSentEvent?
                 while cleared == nil, let event = try await stream.nextEvent() {
@@ -53,7 +59,8 @@ struct BadgeStreamTests {
                 #expect(events == ["a2", "a3", "a4", "badge"])
                 #expect(cleared?.json["badge_total"]?.numberValue == 0)
                 #expect(cleared?.json["apps"] == .array([]))
-                #expect(cleared?.json["changed"] == .array([.object(["bundle_id": .string(app), "badge": .number(0)])]))
+                #expect(
+                    cleared?.json["changed"] == .array([.object(["bundle_id": .string(app), "badge": .number(0)])]))
             }
         }
     }
@@ -61,7 +68,9 @@ struct BadgeStreamTests {
     @Test("a row applies the badge its decision applies, read as the payload parser reads it")
     func appliedBadge() throws {
         let device = Device(deviceID: "d1", userID: "u1", name: "phone", createdAt: Date(timeIntervalSince1970: 0))
-        let row = { (aps: String, badge: Bool) in ThreadRoutesTests.row("r", device: device, aps: aps, badge: badge, at: 0) }
+        let row = { (aps: String, badge: Bool) in
+            ThreadRoutesTests.row("r", device: device, aps: aps, badge: badge, at: 0)
+        }
         #expect(BadgeWatch.appliedBadge(row(#""badge":4"#, true)) == 4)
         #expect(BadgeWatch.appliedBadge(row(#""badge":"7""#, true)) == 7)
         #expect(BadgeWatch.appliedBadge(row(#""badge":0"#, true)) == 0)
@@ -85,9 +94,12 @@ struct BadgeStreamTests {
             try await withTimeout {
                 async let push: Void = {
                     try await Self.waitForSession(harness, device.deviceID)
-                    try await Self.push(harness, [ThreadRoutesTests.row("w1", device: device, aps: #""badge":2"#, badge: true, at: 1)])
+                    try await Self.push(
+                        harness, [ThreadRoutesTests.row("w1", device: device, aps: #""badge":2"#, badge: true, at: 1)])
                 }()
-                try await WebSocketStreamTests.session(port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)") { message in
+                try await WebSocketStreamTests.session(
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
+                ) { message in
                     received.withLock { $0.append(message) }
                     return message["type"] != .string("badge")
                 }

@@ -6,7 +6,8 @@ import Testing
 /// The built `herald` executable, when there is one.
 enum HeraldExecutable {
     static let url: URL? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         for configuration in ["debug", "release"] {
             let url = root.appendingPathComponent(".build/\(configuration)/herald")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
@@ -34,28 +35,39 @@ struct CLIArgumentTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("bad arguments exit 64 with a sentence naming what is wrong", arguments: [
-        (["focus", "on", "Bad Id", "--token", "t"], "Focus id"),
-        (["focus", "on", "work", "--until", "tomorrow", "--token", "t"], "--until"),
-        (["settings", "set", "com.example.app", "--sound", "loud", "--token", "t"], "--sound"),
-        (["settings", "set", "com.example.app", "--token", "t"], "at least one setting"),
-        (["device-state", "set", "d1", "--audio-route", "bluetooth", "--token", "t"], "--audio-route"),
-        (["device-state", "set", "d1", "--will-present", "banner", "--token", "t"], "--foreground-app"),
-        (["device-state", "set", "d1", "--locked", "maybe", "--token", "t"], "--locked"),
-        (["explain", "n1"], "--token"),
-        (["threads", "--device", "d1", "--limit", "0", "--token", "t"], "--limit"),
-        (["threads", "--device", "d1"], "--token"),
-        (["badges", "--device", "", "--token", "t"], "--device"),
-        (["settings", "set", "com.example.app", "--grouping", "stacked", "--token", "t"], "--grouping"),
-        (["admin", "category", "add", "com.example.app", "MSG", "--action", "ONLYID", "--admin-token", "x"], "--action"),
-        (["admin", "category", "add", "com.example.app", "MSG", "--option", "sticky", "--admin-token", "x"], "--option"),
-        (["admin", "localization", "upload", "com.example.app", "en", "notes.txt", "--admin-token", "x"], ".strings"),
-        (["clock", "advance", "soon", "--admin-token", "x"], "like 1h30m"),
-        (["clock", "advance", "1m1h", "--admin-token", "x"], "like 1h30m"),
-        (["clock", "set", "tomorrow", "--admin-token", "x"], "ISO 8601"),
-        (["clock", "set", "2026-03-01T07:30:00", "--admin-token", "x"], "ISO 8601"),
-        (["clock"], "--admin-token"),
-    ])
+    @Test(
+        "bad arguments exit 64 with a sentence naming what is wrong",
+        arguments: [
+            (["focus", "on", "Bad Id", "--token", "t"], "Focus id"),
+            (["focus", "on", "work", "--until", "tomorrow", "--token", "t"], "--until"),
+            (["settings", "set", "com.example.app", "--sound", "loud", "--token", "t"], "--sound"),
+            (["settings", "set", "com.example.app", "--token", "t"], "at least one setting"),
+            (["device-state", "set", "d1", "--audio-route", "bluetooth", "--token", "t"], "--audio-route"),
+            (["device-state", "set", "d1", "--will-present", "banner", "--token", "t"], "--foreground-app"),
+            (["device-state", "set", "d1", "--locked", "maybe", "--token", "t"], "--locked"),
+            (["explain", "n1"], "--token"),
+            (["threads", "--device", "d1", "--limit", "0", "--token", "t"], "--limit"),
+            (["threads", "--device", "d1"], "--token"),
+            (["badges", "--device", "", "--token", "t"], "--device"),
+            (["settings", "set", "com.example.app", "--grouping", "stacked", "--token", "t"], "--grouping"),
+            (
+                ["admin", "category", "add", "com.example.app", "MSG", "--action", "ONLYID", "--admin-token", "x"],
+                "--action"
+            ),
+            (
+                ["admin", "category", "add", "com.example.app", "MSG", "--option", "sticky", "--admin-token", "x"],
+                "--option"
+            ),
+            (
+                ["admin", "localization", "upload", "com.example.app", "en", "notes.txt", "--admin-token", "x"],
+                ".strings"
+            ),
+            (["clock", "advance", "soon", "--admin-token", "x"], "like 1h30m"),
+            (["clock", "advance", "1m1h", "--admin-token", "x"], "like 1h30m"),
+            (["clock", "set", "tomorrow", "--admin-token", "x"], "ISO 8601"),
+            (["clock", "set", "2026-03-01T07:30:00", "--admin-token", "x"], "ISO 8601"),
+            (["clock"], "--admin-token"),
+        ])
     func refusesBadArguments(_ arguments: [String], _ mention: String) throws {
         let (status, stderr) = try Self.run(arguments)
         #expect(status == 64, "\(arguments)")

@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
-@testable import HeraldAPI
 import HeraldCore
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
 import Testing
+
+@testable import HeraldAPI
 
 /// A manual clock for the routes: moves the harness's clock forward, refuses backwards and far moves
 /// as the server's `ClockController` does, and records what it was asked.
@@ -26,7 +27,9 @@ final class FakeClockControl: ClockControl {
         case .by(let seconds): target = now.addingTimeInterval(seconds)
         }
         guard target >= now else { throw ClockMoveError.backwards(now: now) }
-        guard target.timeIntervalSince(now) <= 366 * 86_400 else { throw ClockMoveError.tooFar(now: now, limit: 366 * 86_400) }
+        guard target.timeIntervalSince(now) <= 366 * 86_400 else {
+            throw ClockMoveError.tooFar(now: now, limit: 366 * 86_400)
+        }
         clock.advance(by: target.timeIntervalSince(now))
         return clock.now()
     }
@@ -56,7 +59,8 @@ struct ClockRoutesTests {
                 let refused = try await admin(client, method, uri, body)
                 #expect(refused.status == .conflict, "\(method) \(uri)")
                 #expect(refused.errorCode == "clock_not_manual")
-                #expect(refused.json["error"]?["message"]?.stringValue?.contains("`herald serve --clock manual`") == true)
+                #expect(
+                    refused.json["error"]?["message"]?.stringValue?.contains("`herald serve --clock manual`") == true)
             }
         }
         #expect(harness.clock.now() == Date(timeIntervalSince1970: 1_750_000_000.250))
@@ -85,9 +89,11 @@ struct ClockRoutesTests {
             let again = try await admin(client, .get, "/v1/admin/clock")
             #expect(again.json["now"] == .string("2025-06-16T08:00:00.500Z"))
         }
-        #expect(control.moves.withLock { $0 } == [
-            .by(5400), .to(Date(timeIntervalSince1970: 1_750_057_200)), .to(Date(timeIntervalSince1970: 1_750_060_800.5)),
-        ])
+        #expect(
+            control.moves.withLock { $0 } == [
+                .by(5400), .to(Date(timeIntervalSince1970: 1_750_057_200)),
+                .to(Date(timeIntervalSince1970: 1_750_060_800.5)),
+            ])
     }
 
     @Test("backwards answers 400 clock_backwards saying why; bad bodies name the field; too far names the limit")
@@ -114,7 +120,10 @@ struct ClockRoutesTests {
                 (.post, "/v1/admin/clock/advance", #"{"seconds":"1h"}"#, "invalid_field", "`seconds`"),
                 (.post, "/v1/admin/clock/advance", #"{}"#, "missing_field", "`seconds`"),
                 (.post, "/v1/admin/clock/advance", "", "invalid_json", "JSON"),
-                (.post, "/v1/admin/clock/advance", #"{"seconds":31708800}"#, "invalid_field", "31622400 seconds (366 days)"),
+                (
+                    .post, "/v1/admin/clock/advance", #"{"seconds":31708800}"#, "invalid_field",
+                    "31622400 seconds (366 days)"
+                ),
                 (.put, "/v1/admin/clock", #"{"now":"2027-01-01T00:00:00Z"}"#, "invalid_field", "`now` must be at most"),
             ]
             for (method, uri, body, code, mention) in cases {

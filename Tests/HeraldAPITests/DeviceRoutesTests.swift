@@ -2,10 +2,10 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import Testing
-import HeraldStore
 
 @Suite("Device routes")
 struct DeviceRoutesTests {
@@ -19,7 +19,9 @@ struct DeviceRoutesTests {
             #expect(missing.status == .unauthorized)
             #expect(missing.errorCode == "unauthorized")
             #expect(try await client.execute(uri: uri, method: .get, headers: bearer("nope")).status == .unauthorized)
-            #expect(try await client.execute(uri: uri, method: .get, headers: bearer(TestHarness.adminToken)).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: uri, method: .get, headers: bearer(TestHarness.adminToken)).status
+                    == .unauthorized)
             #expect(try await client.execute(uri: uri, method: .get, headers: bearer(token)).status == .ok)
             #expect(try await client.execute(uri: "\(uri)?access_token=\(token)", method: .get).status == .ok)
         }
@@ -36,21 +38,28 @@ struct DeviceRoutesTests {
                 let other = try await client.execute(
                     uri: "/v1/devices/\(alicesDevice.deviceID)/\(suffix)", method: .get, headers: bearer(bobsToken)
                 )
-                let none = try await client.execute(uri: "/v1/devices/no-such-device/\(suffix)", method: .get, headers: bearer(bobsToken))
+                let none = try await client.execute(
+                    uri: "/v1/devices/no-such-device/\(suffix)", method: .get, headers: bearer(bobsToken))
                 #expect(other.status == .notFound)
                 #expect(other.errorCode == "device_not_found")
                 #expect(other.text == none.text)
                 #expect(other.status == none.status)
             }
-            for (method, suffix) in [(HTTPRequest.Method.post, "notifications/n1/read"), (.post, "notifications/n1/dismiss"), (.delete, "notifications/n1")] {
-                let other = try await client.execute(uri: "/v1/devices/\(alicesDevice.deviceID)/\(suffix)", method: method, headers: bearer(bobsToken))
+            for (method, suffix) in [
+                (HTTPRequest.Method.post, "notifications/n1/read"), (.post, "notifications/n1/dismiss"),
+                (.delete, "notifications/n1"),
+            ] {
+                let other = try await client.execute(
+                    uri: "/v1/devices/\(alicesDevice.deviceID)/\(suffix)", method: method, headers: bearer(bobsToken))
                 #expect(other.errorCode == "device_not_found")
             }
         }
         #expect(try await harness.store.notification(deviceID: alicesDevice.deviceID, id: "n1")?.readAt == nil)
     }
 
-    @Test("the list pages oldest first with since and limit, and its cursor continues the feed", arguments: StoreKind.allCases)
+    @Test(
+        "the list pages oldest first with since and limit, and its cursor continues the feed",
+        arguments: StoreKind.allCases)
     func listPaging(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
@@ -82,13 +91,16 @@ struct DeviceRoutesTests {
         }
     }
 
-    @Test("a notification's JSON: payload embedded, display fields extracted, ms timestamps", arguments: StoreKind.allCases)
+    @Test(
+        "a notification's JSON: payload embedded, display fields extracted, ms timestamps",
+        arguments: StoreKind.allCases)
     func notificationJSON(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
         try await harness.push(device.deviceID, id: "n1", collapseID: "c1")
         try await harness.makeApplication().test(.router) { client in
-            let response = try await client.execute(uri: "/v1/devices/\(device.deviceID)/notifications/n1", method: .get, headers: bearer(token))
+            let response = try await client.execute(
+                uri: "/v1/devices/\(device.deviceID)/notifications/n1", method: .get, headers: bearer(token))
             #expect(response.status == .ok)
             let json = response.json
             #expect(json["id"] == .string("n1"))
@@ -104,7 +116,8 @@ struct DeviceRoutesTests {
             #expect(json["read_at"] == .null)
             #expect(json["dismissed_at"] == .null)
             #expect(json["payload"]?["custom"]?["k"] == .array([.number(1), .number(2)]))
-            #expect(json["alert"] == .object(["title": .string("Greeting"), "subtitle": .null, "body": .string("Hello")]))
+            #expect(
+                json["alert"] == .object(["title": .string("Greeting"), "subtitle": .null, "body": .string("Hello")]))
             #expect(json["badge"] == .number(3))
             #expect(json["sound"] == .string("default"))
             #expect(json["thread_id"] == .string("t1"))
@@ -112,7 +125,8 @@ struct DeviceRoutesTests {
             #expect(json["interruption_level"] == .string("time-sensitive"))
             #expect(json["relevance_score"] == .number(0.5))
 
-            let missing = try await client.execute(uri: "/v1/devices/\(device.deviceID)/notifications/nope", method: .get, headers: bearer(token))
+            let missing = try await client.execute(
+                uri: "/v1/devices/\(device.deviceID)/notifications/nope", method: .get, headers: bearer(token))
             #expect(missing.status == .notFound)
             #expect(missing.errorCode == "notification_not_found")
         }
@@ -129,22 +143,32 @@ struct DeviceRoutesTests {
         try await harness.makeApplication().test(.router) { client in
             harness.clock.advance(by: 1)
             // apns-ids are stored lowercase; the uppercase spelling finds them too.
-            let read = try await client.execute(uri: "\(base)/\(id.uppercased())/read", method: .post, headers: bearer(token))
+            let read = try await client.execute(
+                uri: "\(base)/\(id.uppercased())/read", method: .post, headers: bearer(token))
             #expect(read.status == .ok)
             #expect(read.json["read_at"] == .string("2025-06-15T15:06:41.250Z"))
             #expect(read.json["cursor"] == .string("2"))
-            #expect(await session.next() == .changes([try #require(await harness.store.notification(deviceID: device.deviceID, id: id))]))
+            #expect(
+                await session.next()
+                    == .changes([try #require(await harness.store.notification(deviceID: device.deviceID, id: id))]))
 
-            let dismissed = try await client.execute(uri: "\(base)/\(id)/dismiss", method: .post, headers: bearer(token))
+            let dismissed = try await client.execute(
+                uri: "\(base)/\(id)/dismiss", method: .post, headers: bearer(token))
             #expect(dismissed.json["dismissed_at"]?.stringValue != nil)
             #expect(dismissed.json["cursor"] == .string("3"))
-            guard case .changes(let rows) = await session.next() else { Issue.record("no change"); return }
+            guard case .changes(let rows) = await session.next() else {
+                Issue.record("no change")
+                return
+            }
             #expect(rows.map(\.seq) == [3])
 
             let deleted = try await client.execute(uri: "\(base)/\(id)", method: .delete, headers: bearer(token))
             #expect(deleted.status == .noContent)
             #expect(deleted.body.readableBytes == 0)
-            guard case .changes(let tombstones) = await session.next() else { Issue.record("no change"); return }
+            guard case .changes(let tombstones) = await session.next() else {
+                Issue.record("no change")
+                return
+            }
             #expect(tombstones.map(\.isRemoved) == [true])
 
             let gone = try await client.execute(uri: "\(base)/\(id)", method: .get, headers: bearer(token))

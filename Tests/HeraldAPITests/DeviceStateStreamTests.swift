@@ -15,7 +15,8 @@ import Testing
 @Suite("Device state on the live streams")
 struct DeviceStateStreamTests {
     /// Waits until the device has a live session, then changes its state over HTTP.
-    static func putStateWhenSubscribed(_ harness: TestHarness, port: Int, deviceID: String, token: String) async throws {
+    static func putStateWhenSubscribed(_ harness: TestHarness, port: Int, deviceID: String, token: String) async throws
+    {
         try await withTimeout {
             while !harness.hub.hasSession(deviceID: deviceID) { try await Task.sleep(for: .milliseconds(10)) }
         }
@@ -34,8 +35,10 @@ struct DeviceStateStreamTests {
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             try await withTimeout {
-                var stream = try await ServerSentEventsClient.connect(port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)")
-                async let put: Void = Self.putStateWhenSubscribed(harness, port: port, deviceID: device.deviceID, token: token)
+                var stream = try await ServerSentEventsClient.connect(
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)")
+                async let put: Void = Self.putStateWhenSubscribed(
+                    harness, port: port, deviceID: device.deviceID, token: token)
                 let event = try await stream.nextEvent()
                 try await put
                 #expect(event?.event == "state")
@@ -54,8 +57,11 @@ struct DeviceStateStreamTests {
             let port = try #require(client.port)
             let received = Mutex<[JSONValue]>([])
             try await withTimeout {
-                async let put: Void = Self.putStateWhenSubscribed(harness, port: port, deviceID: device.deviceID, token: token)
-                try await WebSocketStreamTests.session(port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)") { message in
+                async let put: Void = Self.putStateWhenSubscribed(
+                    harness, port: port, deviceID: device.deviceID, token: token)
+                try await WebSocketStreamTests.session(
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
+                ) { message in
                     received.withLock { $0.append(message) }
                     return false
                 }

@@ -1,11 +1,11 @@
 import Foundation
-@testable import HeraldAPI
-import Foundation
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
 import Logging
 import Testing
+
+@testable import HeraldAPI
 
 @Suite("LiveFeed")
 struct LiveFeedTests {
@@ -69,7 +69,9 @@ struct LiveFeedTests {
         #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [52])
     }
 
-    @Test("a change published late, below the cursor, is still sent, labelled with the cursor", arguments: StoreKind.allCases)
+    @Test(
+        "a change published late, below the cursor, is still sent, labelled with the cursor",
+        arguments: StoreKind.allCases)
     func latePublishedChangeIsNotLost(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (_, device) = try await harness.makeDevice()
@@ -78,11 +80,16 @@ struct LiveFeedTests {
         var iterator = feed.makeAsyncIterator()
         #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [1])
         // A read (seq 2) commits before a push (seq 3), but the push is published first.
-        let read = try #require(try await harness.store.markRead(deviceID: device.deviceID, id: first.id, at: harness.clock.now()))
-        let pushed = try await harness.store.insert([StoredNotification(
-            seq: 0, id: "late", deviceID: device.deviceID, bundleID: TestHarness.bundleID, topic: TestHarness.bundleID,
-            pushType: .alert, priority: 10, collapseID: nil, expiration: nil, payload: "{}", receivedAt: harness.clock.now()
-        )])
+        let read = try #require(
+            try await harness.store.markRead(deviceID: device.deviceID, id: first.id, at: harness.clock.now()))
+        let pushed = try await harness.store.insert([
+            StoredNotification(
+                seq: 0, id: "late", deviceID: device.deviceID, bundleID: TestHarness.bundleID,
+                topic: TestHarness.bundleID,
+                pushType: .alert, priority: 10, collapseID: nil, expiration: nil, payload: "{}",
+                receivedAt: harness.clock.now()
+            )
+        ])
         harness.hub.publish(pushed)
         harness.hub.publish([read])
         let changes = try await Self.collect(&iterator, count: 2)
@@ -147,12 +154,16 @@ struct NotificationJSONTests {
         let row = StoredNotification(
             seq: 42, id: "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", deviceID: "device-1", bundleID: "com.example.demo",
             topic: "com.example.demo", pushType: .alert, priority: 10, collapseID: "c\"1", expiration: 1_900_000_000,
-            payload: "{\"aps\":{\"alert\":{\"title\":\"Hi\\n\",\"body\":\"B\"},\"badge\":2,\"sound\":\"default\",\"thread-id\":\"t\",\"relevance-score\":0.25,\"interruption-level\":\"time-sensitive\"},\n \"k\": [1, 2.5]}",
-            receivedAt: Date(timeIntervalSince1970: 1_800_000_000.123), readAt: Date(timeIntervalSince1970: 1_800_000_001)
+            payload:
+                "{\"aps\":{\"alert\":{\"title\":\"Hi\\n\",\"body\":\"B\"},\"badge\":2,\"sound\":\"default\",\"thread-id\":\"t\",\"relevance-score\":0.25,\"interruption-level\":\"time-sensitive\"},\n \"k\": [1, 2.5]}",
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_000.123),
+            readAt: Date(timeIntervalSince1970: 1_800_000_001)
         )
         var decided = row
         decided.decision = DecisionRecord(
-            decision: Decision(disposition: .alerted, banner: .banner, effectiveLevel: .active, reasons: [ReasonCode(rawValue: "default-alert")]),
+            decision: Decision(
+                disposition: .alerted, banner: .banner, effectiveLevel: .active,
+                reasons: [ReasonCode(rawValue: "default-alert")]),
             context: .init(audioRoute: .none), display: NotificationDisplay(title: "Shown", subtitle: nil, body: "here")
         )
         for sample in [row, decided] {

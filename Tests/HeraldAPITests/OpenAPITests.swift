@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
-@testable import HeraldAPI
 import HeraldCore
 import Hummingbird
 import HummingbirdTesting
 import Testing
 import Yams
+
+@testable import HeraldAPI
 
 /// The paths, operations, components and references of an OpenAPI document, parsed as YAML (Yams).
 struct OpenAPIOutline {
@@ -57,7 +58,10 @@ struct OpenAPITests {
         let outline = try OpenAPIOutline(yaml: try await Self.document())
         let served = Set(APIRoutes.all(harness.dependencies).map(\.endpoint.description))
         #expect(!served.isEmpty)
-        #expect(outline.operations == served, "only documented: \(outline.operations.subtracting(served)); only served: \(served.subtracting(outline.operations))")
+        #expect(
+            outline.operations == served,
+            "only documented: \(outline.operations.subtracting(served)); only served: \(served.subtracting(outline.operations))"
+        )
     }
 
     @Test("every documented operation reaches a route (never 404 not_found or 405)")
@@ -68,7 +72,8 @@ struct OpenAPITests {
             for operation in outline.operations.sorted() {
                 let parts = operation.split(separator: " ", maxSplits: 1)
                 let method = try #require(HTTPRequest.Method(String(parts[0])))
-                let uri = String(parts[1]).replacingOccurrences(of: #"\{[a-z_]+\}"#, with: "x", options: .regularExpression)
+                let uri = String(parts[1]).replacingOccurrences(
+                    of: #"\{[a-z_]+\}"#, with: "x", options: .regularExpression)
                 let response = try await client.execute(uri: uri, method: method)
                 #expect(response.status != .methodNotAllowed, "\(operation)")
                 #expect(response.errorCode != "not_found", "\(operation)")

@@ -1,15 +1,17 @@
 import Foundation
 import HeraldCore
 import HeraldStore
-@testable import HeraldAPI
 import NIOCore
 import Testing
+
+@testable import HeraldAPI
 
 @Suite("Server-Sent Events encoding")
 struct ServerSentEventsEncodingTests {
     private static func notification(_ id: String, seq: Int64, removedAt: Date? = nil) -> StoredNotification {
         StoredNotification(
-            seq: seq, id: id, deviceID: "device", bundleID: "com.example.app", topic: "com.example.app", pushType: .alert,
+            seq: seq, id: id, deviceID: "device", bundleID: "com.example.app", topic: "com.example.app",
+            pushType: .alert,
             priority: 10, collapseID: nil, expiration: nil, payload: #"{"aps":{"alert":"Hi"}}"#,
             receivedAt: Date(timeIntervalSince1970: 1_750_000_000), removedAt: removedAt
         )
@@ -19,7 +21,10 @@ struct ServerSentEventsEncodingTests {
     func changesBlock() throws {
         let cursors: [Int64] = [0, 7, 10, 1_000_000, Int64.max]
         let changes = cursors.enumerated().map { index, cursor in
-            LiveChange(notification: Self.notification("n\(index)", seq: cursor, removedAt: index == 2 ? Date(timeIntervalSince1970: 1_750_000_001) : nil), cursor: cursor)
+            LiveChange(
+                notification: Self.notification(
+                    "n\(index)", seq: cursor, removedAt: index == 2 ? Date(timeIntervalSince1970: 1_750_000_001) : nil),
+                cursor: cursor)
         }
         let buffer = try ServerSentEvents.encode(.changes(changes))
         let text = String(buffer: buffer)
@@ -53,7 +58,7 @@ struct ServerSentEventsEncodingTests {
         // the same millisecond through the ISO 8601 parser
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
         var generator = SystemRandomNumberGenerator()
-        for day in Int64(10_956)...Int64(12_418) {   // 1999-12-31 … 2004-01-01
+        for day in Int64(10_956)...Int64(12_418) {  // 1999-12-31 … 2004-01-01
             let milliseconds = day * 86_400_000 + Int64.random(in: 0..<86_400_000, using: &generator)
             let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
             let text = try #require(Timestamp.fast(date))

@@ -1,16 +1,18 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
 import Hummingbird
 import HummingbirdTesting
-import Testing
-import AsyncHTTPClient
 import NIOHTTP1
+import Testing
 
 @Suite("Server-Sent Events")
 struct ServerSentEventsTests {
-    @Test("from cursor 0 the stream sends the backlog, then live changes: new, read, removed", arguments: StoreKind.allCases)
+    @Test(
+        "from cursor 0 the stream sends the backlog, then live changes: new, read, removed",
+        arguments: StoreKind.allCases)
     func backlogThenLiveChanges(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
@@ -20,7 +22,8 @@ struct ServerSentEventsTests {
             let port = try #require(client.port)
             try await withTimeout {
                 var stream = try await ServerSentEventsClient.connect(
-                    port: port, path: "/v1/devices/\(device.deviceID)/stream?cursor=0", headers: [("Authorization", "Bearer \(token)")]
+                    port: port, path: "/v1/devices/\(device.deviceID)/stream?cursor=0",
+                    headers: [("Authorization", "Bearer \(token)")]
                 )
                 #expect(stream.response.status == .ok)
                 #expect(stream.response.headers.first(name: "content-type") == "text/event-stream; charset=utf-8")
@@ -51,7 +54,8 @@ struct ServerSentEventsTests {
         }
     }
 
-    @Test("a client resumes from Last-Event-ID (over ?cursor=) without gaps or duplicates", arguments: StoreKind.allCases)
+    @Test(
+        "a client resumes from Last-Event-ID (over ?cursor=) without gaps or duplicates", arguments: StoreKind.allCases)
     func resumeFromLastEventID(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()

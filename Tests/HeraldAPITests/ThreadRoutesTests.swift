@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
-@testable import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldAPI
 
 /// `GET /v1/devices/{id}/threads` and `/badges` on SQLiteStore (they read the user-side state).
 @Suite("Threads and badges routes")
@@ -77,9 +78,11 @@ struct ThreadRoutesTests {
         try await harness.makeApplication().test(.router) { client in
             let response = try await Self.get(client, "/v1/devices/\(device.deviceID)/threads", token)
             #expect(response.status == .ok)
-            #expect(Self.shape(response) == [
-                "\(Self.otherApp)/-:p2,p1", "\(TestHarness.bundleID)/chat-2:n1", "\(TestHarness.bundleID)/chat-1:m3,m2,m1",
-            ])
+            #expect(
+                Self.shape(response) == [
+                    "\(Self.otherApp)/-:p2,p1", "\(TestHarness.bundleID)/chat-2:n1",
+                    "\(TestHarness.bundleID)/chat-1:m3,m2,m1",
+                ])
             #expect(response.json["total"]?.numberValue == 3)
             let threads = try #require(response.json["threads"]?.arrayValue)
             // The app's category format: %u = the others (1 each), %@ = their summary arguments.
@@ -117,7 +120,8 @@ struct ThreadRoutesTests {
         ])
         try await harness.makeApplication().test(.router) { client in
             let preferences = try await client.execute(
-                uri: "/v1/me/preferences", method: .put, headers: bearer(token), body: jsonBody(#"{"grouping":"by_app"}"#)
+                uri: "/v1/me/preferences", method: .put, headers: bearer(token),
+                body: jsonBody(#"{"grouping":"by_app"}"#)
             )
             #expect(preferences.status == .ok)
             let byApp = try await Self.get(client, "/v1/devices/\(device.deviceID)/threads", token)
@@ -125,14 +129,19 @@ struct ThreadRoutesTests {
             #expect(byApp.json["threads"]?[0]?["grouping"] == .string("by_app"))
 
             let settings = try await client.execute(
-                uri: "/v1/me/apps/\(Self.otherApp)/settings", method: .put, headers: bearer(token), body: jsonBody(#"{"grouping":"off"}"#)
+                uri: "/v1/me/apps/\(Self.otherApp)/settings", method: .put, headers: bearer(token),
+                body: jsonBody(#"{"grouping":"off"}"#)
             )
             #expect(settings.status == .ok)
             #expect(settings.json["grouping"] == .string("off"))
             let mixed = try await Self.get(client, "/v1/devices/\(device.deviceID)/threads", token)
-            #expect(Self.shape(mixed) == ["\(Self.otherApp)/x:b2", "\(Self.otherApp)/x:b1", "\(TestHarness.bundleID)/-:a2,a1"])
+            #expect(
+                Self.shape(mixed) == [
+                    "\(Self.otherApp)/x:b2", "\(Self.otherApp)/x:b1", "\(TestHarness.bundleID)/-:a2,a1",
+                ])
             let bad = try await client.execute(
-                uri: "/v1/me/apps/\(Self.otherApp)/settings", method: .put, headers: bearer(token), body: jsonBody(#"{"grouping":"sometimes"}"#)
+                uri: "/v1/me/apps/\(Self.otherApp)/settings", method: .put, headers: bearer(token),
+                body: jsonBody(#"{"grouping":"sometimes"}"#)
             )
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "invalid_field")
@@ -153,7 +162,10 @@ struct ThreadRoutesTests {
             data: Self.russianStringsdict
         )
         try await harness.store.setPreferences(UserPreferences(locale: "ru-RU"), userID: device.userID)
-        var rows = (1...6).map { Self.row("m\($0)", device: device, aps: #""thread-id":"c","category":"MESSAGE","summary-arg":"Ана""#, at: $0) }
+        var rows = (1...6).map {
+            Self.row(
+                "m\($0)", device: device, aps: #""thread-id":"c","category":"MESSAGE","summary-arg":"Ана""#, at: $0)
+        }
         rows += (1...3).map { Self.row("p\($0)", device: device, app: Self.otherApp, at: 10 + $0) }
         _ = try await harness.store.insert(rows)
         try await harness.makeApplication().test(.router) { client in
@@ -184,10 +196,12 @@ struct ThreadRoutesTests {
             let response = try await Self.get(client, uri, token)
             #expect(response.status == .ok)
             #expect(response.json["total"]?.numberValue == 6)
-            #expect(response.json["apps"] == .array([
-                .object(["bundle_id": .string(TestHarness.bundleID), "badge": .number(4)]),
-                .object(["bundle_id": .string(Self.otherApp), "badge": .number(2)]),
-            ]))
+            #expect(
+                response.json["apps"]
+                    == .array([
+                        .object(["bundle_id": .string(TestHarness.bundleID), "badge": .number(4)]),
+                        .object(["bundle_id": .string(Self.otherApp), "badge": .number(2)]),
+                    ]))
             _ = try await harness.store.insert([Self.row("a3", device: device, aps: #""badge":0"#, badge: true, at: 4)])
             let cleared = try await Self.get(client, uri, token)
             #expect(cleared.json["total"]?.numberValue == 2)
@@ -197,12 +211,15 @@ struct ThreadRoutesTests {
                 let stranger = try await Self.get(client, "/v1/devices/\(device.deviceID)/\(path)", strangerToken)
                 #expect(stranger.status == .notFound)
                 #expect(stranger.errorCode == "device_not_found")
-                #expect(try await client.execute(uri: "/v1/devices/\(device.deviceID)/\(path)", method: .get).status == .unauthorized)
+                #expect(
+                    try await client.execute(uri: "/v1/devices/\(device.deviceID)/\(path)", method: .get).status
+                        == .unauthorized)
             }
         }
     }
 
-    static let russianStringsdict = Data("""
+    static let russianStringsdict = Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">

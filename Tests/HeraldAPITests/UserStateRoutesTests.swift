@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-@testable import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
@@ -9,10 +8,14 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 
+@testable import HeraldAPI
+
 /// The user-side state routes run on SQLiteStore (the in-memory double has no policy state).
 @Suite("User-side state routes")
 struct UserStateRoutesTests {
-    static func put(_ client: some TestClientProtocol, _ uri: String, _ token: String, _ body: String) async throws -> TestResponse {
+    static func put(_ client: some TestClientProtocol, _ uri: String, _ token: String, _ body: String) async throws
+        -> TestResponse
+    {
         try await client.execute(uri: uri, method: .put, headers: bearer(token), body: jsonBody(body))
     }
 
@@ -28,7 +31,10 @@ struct UserStateRoutesTests {
             #expect(initial.json["authorization_status"] == .string("authorized"))
             #expect(initial.json["show_previews"]?.isNull == true)
 
-            let changed = try await Self.put(client, uri, token, #"{"sound":"disabled","show_previews":"never","alert_style":"alert","scheduled_delivery":"enabled","car_play":"disabled"}"#)
+            let changed = try await Self.put(
+                client, uri, token,
+                #"{"sound":"disabled","show_previews":"never","alert_style":"alert","scheduled_delivery":"enabled","car_play":"disabled"}"#
+            )
             #expect(changed.status == .ok)
             #expect(changed.json["sound"] == .string("disabled"))
             #expect(changed.json["show_previews"] == .string("never"))
@@ -44,18 +50,24 @@ struct UserStateRoutesTests {
             #expect(reset.json["sound"] == .string("disabled"))
             #expect(reset.json["is_default"] == .bool(false))
 
-            for (body, field) in [(#"{"sound":"loud"}"#, "sound"), (#"{"badge":true}"#, "badge"), (#"{"volume":"x"}"#, "volume"), (#"{"authorization_status":"maybe"}"#, "authorization_status")] {
+            for (body, field) in [
+                (#"{"sound":"loud"}"#, "sound"), (#"{"badge":true}"#, "badge"), (#"{"volume":"x"}"#, "volume"),
+                (#"{"authorization_status":"maybe"}"#, "authorization_status"),
+            ] {
                 let bad = try await Self.put(client, uri, token, body)
                 #expect(bad.status == .badRequest, "\(body)")
                 #expect(bad.errorCode == "invalid_field")
                 #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body)")
             }
             #expect(try await Self.put(client, uri, token, "[1]").status == .badRequest)
-            let unknownApp = try await client.execute(uri: "/v1/me/apps/com.nope/settings", method: .get, headers: bearer(token))
+            let unknownApp = try await client.execute(
+                uri: "/v1/me/apps/com.nope/settings", method: .get, headers: bearer(token))
             #expect(unknownApp.status == .notFound)
             #expect(unknownApp.errorCode == "app_not_found")
             #expect(try await client.execute(uri: uri, method: .get).status == .unauthorized)
-            #expect(try await client.execute(uri: uri, method: .get, headers: bearer(TestHarness.adminToken)).status == .unauthorized)
+            #expect(
+                try await client.execute(uri: uri, method: .get, headers: bearer(TestHarness.adminToken)).status
+                    == .unauthorized)
         }
     }
 
@@ -69,7 +81,10 @@ struct UserStateRoutesTests {
             #expect(initial.json["show_previews"] == .string("when_unlocked"))
             #expect(initial.json["time_zone"] == .string("UTC"))
 
-            let changed = try await Self.put(client, "/v1/me/preferences", token, #"{"time_zone":"Europe/Paris","grouping":"by_app","announce":{"enabled":true,"apps":["com.example.app"]},"locale":"ar"}"#)
+            let changed = try await Self.put(
+                client, "/v1/me/preferences", token,
+                #"{"time_zone":"Europe/Paris","grouping":"by_app","announce":{"enabled":true,"apps":["com.example.app"]},"locale":"ar"}"#
+            )
             #expect(changed.status == .ok)
             #expect(changed.json["time_zone"] == .string("Europe/Paris"))
             #expect(changed.json["grouping"] == .string("by_app"))
@@ -83,7 +98,8 @@ struct UserStateRoutesTests {
             ] {
                 let bad = try await Self.put(client, "/v1/me/preferences", token, body)
                 #expect(bad.status == .badRequest, "\(body)")
-                #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
+                #expect(
+                    bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
             }
         }
     }
@@ -99,7 +115,9 @@ struct UserStateRoutesTests {
 
             let missingName = try await Self.put(client, "/v1/me/focus-modes/gym", token, #"{"allowed_apps":[]}"#)
             #expect(missingName.errorCode == "missing_field")
-            let gym = try await Self.put(client, "/v1/me/focus-modes/gym", token, #"""
+            let gym = try await Self.put(
+                client, "/v1/me/focus-modes/gym", token,
+                #"""
                 {"name":"Gym","filter_mode":"silence","silenced_apps":["com.example.app"],
                  "allowed_people":[{"type":"phone","value":"+1 (555) 010-0200"},{"type":"email","value":"Bob@Example.com"}],
                  "allows_time_sensitive":false,"schedules":[{"days":["mon","wed"],"start":"18:00","end":"19:30"}]}
@@ -111,7 +129,8 @@ struct UserStateRoutesTests {
             #expect(gym.json["allowed_people"]?[1]?["value"] == .string("+15550100200"))
             #expect(gym.json["schedules"]?[0]?["days"] == .array([.string("mon"), .string("wed")]))
 
-            let work = try await Self.put(client, "/v1/me/focus-modes/work", token, #"{"allowed_apps":["com.example.app"]}"#)
+            let work = try await Self.put(
+                client, "/v1/me/focus-modes/work", token, #"{"allowed_apps":["com.example.app"]}"#)
             #expect(work.status == .ok)
             #expect(work.json["built_in"] == .bool(true))
             #expect(work.json["name"] == .string("Work"))
@@ -125,15 +144,19 @@ struct UserStateRoutesTests {
             ] {
                 let bad = try await Self.put(client, "/v1/me/focus-modes/work", token, body)
                 #expect(bad.status == .badRequest, "\(body)")
-                #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
+                #expect(
+                    bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
             }
-            #expect(try await Self.put(client, "/v1/me/focus-modes/Bad%20Id", token, #"{"name":"x"}"#).errorCode == "invalid_parameter")
+            #expect(
+                try await Self.put(client, "/v1/me/focus-modes/Bad%20Id", token, #"{"name":"x"}"#).errorCode
+                    == "invalid_parameter")
 
             // Manual on with an end time; the active Focus says why.
             let until = Date(timeIntervalSince1970: harness.clock.now().timeIntervalSince1970 + 3600)
             let untilText = until.formatted(.iso8601)
             let on = try await client.execute(
-                uri: "/v1/me/focus-modes/work/on", method: .post, headers: bearer(token), body: jsonBody(#"{"until":"\#(untilText)"}"#)
+                uri: "/v1/me/focus-modes/work/on", method: .post, headers: bearer(token),
+                body: jsonBody(#"{"until":"\#(untilText)"}"#)
             )
             #expect(on.status == .ok)
             #expect(on.json["active"] == .bool(true))
@@ -144,20 +167,37 @@ struct UserStateRoutesTests {
             #expect(active.json["reason"]?.stringValue?.contains("Work Focus was turned on") == true)
 
             // Turning on another one turns the first off; off ends it.
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/sleep/on", method: .post, headers: bearer(token)).status == .ok)
-            #expect(try await client.execute(uri: "/v1/me/focus", method: .get, headers: bearer(token)).json["active"]?["id"] == .string("sleep"))
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/sleep/off", method: .post, headers: bearer(token)).status == .ok)
-            #expect(try await client.execute(uri: "/v1/me/focus", method: .get, headers: bearer(token)).json["active"]?.isNull == true)
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/sleep/on", method: .post, headers: bearer(token))
+                    .status == .ok)
+            #expect(
+                try await client.execute(uri: "/v1/me/focus", method: .get, headers: bearer(token)).json["active"]?[
+                    "id"] == .string("sleep"))
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/sleep/off", method: .post, headers: bearer(token))
+                    .status == .ok)
+            #expect(
+                try await client.execute(uri: "/v1/me/focus", method: .get, headers: bearer(token)).json["active"]?
+                    .isNull == true)
 
             let past = try await client.execute(
-                uri: "/v1/me/focus-modes/work/on", method: .post, headers: bearer(token), body: jsonBody(#"{"until":"2000-01-01T00:00:00Z"}"#)
+                uri: "/v1/me/focus-modes/work/on", method: .post, headers: bearer(token),
+                body: jsonBody(#"{"until":"2000-01-01T00:00:00Z"}"#)
             )
             #expect(past.json["error"]?["message"]?.stringValue?.hasPrefix("`until`") == true)
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/nope/on", method: .post, headers: bearer(token)).errorCode == "focus_not_found")
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/nope/on", method: .post, headers: bearer(token))
+                    .errorCode == "focus_not_found")
 
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/work", method: .delete, headers: bearer(token)).errorCode == "focus_built_in")
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/gym", method: .delete, headers: bearer(token)).status == .noContent)
-            #expect(try await client.execute(uri: "/v1/me/focus-modes/gym", method: .delete, headers: bearer(token)).errorCode == "focus_not_found")
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/work", method: .delete, headers: bearer(token))
+                    .errorCode == "focus_built_in")
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/gym", method: .delete, headers: bearer(token)).status
+                    == .noContent)
+            #expect(
+                try await client.execute(uri: "/v1/me/focus-modes/gym", method: .delete, headers: bearer(token))
+                    .errorCode == "focus_not_found")
         }
     }
 
@@ -170,7 +210,8 @@ struct UserStateRoutesTests {
             #expect(off.json["enabled"] == .bool(false))
             #expect(off.json["next_delivery_at"]?.isNull == true)
 
-            let set = try await Self.put(client, "/v1/me/summary", token, #"{"times":["18:00","08:00","08:00"],"apps":["com.example.app"]}"#)
+            let set = try await Self.put(
+                client, "/v1/me/summary", token, #"{"times":["18:00","08:00","08:00"],"apps":["com.example.app"]}"#)
             #expect(set.status == .ok)
             #expect(set.json["times"] == .array([.string("08:00"), .string("18:00")]))
             #expect(set.json["next_delivery_at"]?.stringValue != nil)
@@ -196,7 +237,8 @@ struct UserStateRoutesTests {
         var dependencies = harness.dependencies
         let at = Date(timeIntervalSince1970: 1_750_003_600)
         dependencies.nextSummaryPreview = { _, now in
-            let facts = NotificationFacts(id: "n1", bundleID: TestHarness.bundleID, relevanceScore: 0.9, receivedAt: now)
+            let facts = NotificationFacts(
+                id: "n1", bundleID: TestHarness.bundleID, relevanceScore: 0.9, receivedAt: now)
             return SummaryPreview(at: at, digest: SummaryDigest.make(from: [facts], now: at))
         }
         try await makeAPIApplication(dependencies, host: "127.0.0.1", port: 0).test(.router) { client in
@@ -216,7 +258,9 @@ struct UserStateRoutesTests {
         }
     }
 
-    @Test("every zone of the system's tz database is accepted (zone1970.tab and backward links), Asia/Kolkata included; non-zones are refused alike")
+    @Test(
+        "every zone of the system's tz database is accepted (zone1970.tab and backward links), Asia/Kolkata included; non-zones are refused alike"
+    )
     func everyTimeZoneOfTheDatabase() async throws {
         let harness = try TestHarness(.sqlite)
         let (token, device) = try await harness.makeDevice()
@@ -229,24 +273,33 @@ struct UserStateRoutesTests {
             var refused: [String] = []
             for zone in zones + links {
                 let answer = try await Self.put(client, uri, token, #"{"time_zone":"\#(zone)"}"#)
-                if answer.status != .ok || answer.json["time_zone"] != .string(zone) { refused.append("\(zone): \(answer.text)") }
+                if answer.status != .ok || answer.json["time_zone"] != .string(zone) {
+                    refused.append("\(zone): \(answer.text)")
+                }
             }
             #expect(refused.isEmpty, "\(refused.count) refused: \(refused.prefix(5))")
             let preferences = try await Self.put(client, "/v1/me/preferences", token, #"{"time_zone":"Asia/Kolkata"}"#)
             #expect(preferences.status == .ok)
             #expect(preferences.json["time_zone"] == .string("Asia/Kolkata"))
-            #expect(try await harness.store.deviceState(deviceID: device.deviceID)?.timeZone.identifier == "Asia/Saigon")
+            #expect(
+                try await harness.store.deviceState(deviceID: device.deviceID)?.timeZone.identifier == "Asia/Saigon")
 
-            for bad in ["Nowhere", "Mars/Olympus", "CEST", "Asia", "Asia/", "/Asia/Kolkata", "../zoneinfo/Asia/Kolkata",
-                        "Asia//Kolkata", "zone1970.tab", "Asia/Kolkata ", "", "America/New York"] {
+            for bad in [
+                "Nowhere", "Mars/Olympus", "CEST", "Asia", "Asia/", "/Asia/Kolkata", "../zoneinfo/Asia/Kolkata",
+                "Asia//Kolkata", "zone1970.tab", "Asia/Kolkata ", "", "America/New York",
+            ] {
                 let answer = try await Self.put(client, uri, token, #"{"time_zone":"\#(bad)"}"#)
                 #expect(answer.status == .badRequest, "\(bad)")
-                #expect(answer.json["error"]?["message"]?.stringValue?.hasPrefix("`time_zone` must be an IANA time zone") == true, "\(bad): \(answer.text)")
+                #expect(
+                    answer.json["error"]?["message"]?.stringValue?.hasPrefix("`time_zone` must be an IANA time zone")
+                        == true, "\(bad): \(answer.text)")
             }
         }
     }
 
-    @Test("device state: defaults, partial PUT, validation, another user's device is 404, the stream gets `state`, hooks run")
+    @Test(
+        "device state: defaults, partial PUT, validation, another user's device is 404, the stream gets `state`, hooks run"
+    )
     func deviceState() async throws {
         let harness = try TestHarness(.sqlite)
         let (token, device) = try await harness.makeDevice(userName: "Alice")
@@ -264,7 +317,10 @@ struct UserStateRoutesTests {
             #expect(initial.json["locked"] == .bool(true))
             #expect(initial.json["audio_route"] == .string("none"))
 
-            let changed = try await Self.put(client, uri, token, #"{"locked":false,"ringer_silent":true,"audio_route":"car","foreground_app":{"bundle_id":"com.example.app","will_present":["banner","sound"]},"time_zone":"America/New_York","locale":"fr-CA"}"#)
+            let changed = try await Self.put(
+                client, uri, token,
+                #"{"locked":false,"ringer_silent":true,"audio_route":"car","foreground_app":{"bundle_id":"com.example.app","will_present":["banner","sound"]},"time_zone":"America/New_York","locale":"fr-CA"}"#
+            )
             #expect(changed.status == .ok)
             #expect(changed.json["foreground_app"]?["will_present"] == .array([.string("banner"), .string("sound")]))
             let stored = try await harness.store.deviceState(deviceID: device.deviceID)
@@ -274,10 +330,14 @@ struct UserStateRoutesTests {
             #expect(stored?.timeZone.identifier == "America/New_York")
             #expect(changedDevices.withLock { $0 } == [device.deviceID])
 
-            guard case .deviceState(let json) = await session.next() else { Issue.record("no state event"); return }
+            guard case .deviceState(let json) = await session.next() else {
+                Issue.record("no state event")
+                return
+            }
             #expect(json["audio_route"] == .string("car"))
 
-            let noDelegate = try await Self.put(client, uri, token, #"{"foreground_app":{"bundle_id":"com.example.app","will_present":null}}"#)
+            let noDelegate = try await Self.put(
+                client, uri, token, #"{"foreground_app":{"bundle_id":"com.example.app","will_present":null}}"#)
             #expect(noDelegate.json["foreground_app"]?["will_present"]?.isNull == true)
             #expect(noDelegate.json["audio_route"] == .string("car"))
 
@@ -288,7 +348,8 @@ struct UserStateRoutesTests {
             ] {
                 let bad = try await Self.put(client, uri, token, body)
                 #expect(bad.status == .badRequest, "\(body)")
-                #expect(bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
+                #expect(
+                    bad.json["error"]?["message"]?.stringValue?.hasPrefix("`\(field)`") == true, "\(body): \(bad.text)")
             }
 
             let other = try await Self.put(client, uri, bobsToken, #"{"locked":false}"#)
@@ -296,7 +357,9 @@ struct UserStateRoutesTests {
             #expect(other.status == .notFound)
             #expect(other.errorCode == "device_not_found")
             #expect(other.text == none.text)
-            #expect(try await client.execute(uri: uri, method: .get, headers: bearer(bobsToken)).errorCode == "device_not_found")
+            #expect(
+                try await client.execute(uri: uri, method: .get, headers: bearer(bobsToken)).errorCode
+                    == "device_not_found")
 
             _ = try await Self.put(client, "/v1/me/preferences", token, #"{"grouping":"off"}"#)
             #expect(changedUsers.withLock { $0 }.count == 1)
@@ -308,7 +371,9 @@ struct UserStateRoutesTests {
         let harness = try TestHarness(.sqlite)
         let (_, device) = try await harness.makeDevice()
         let subscription = harness.hub.subscribe(deviceID: device.deviceID)
-        let feed = LiveFeed(subscription: subscription, after: 0, store: harness.store, now: harness.clock.now, logger: harness.dependencies.logger)
+        let feed = LiveFeed(
+            subscription: subscription, after: 0, store: harness.store, now: harness.clock.now,
+            logger: harness.dependencies.logger)
         harness.hub.publishState(deviceID: device.deviceID, .object(["locked": .bool(false)]))
         harness.hub.publishState(deviceID: device.deviceID, .object(["locked": .bool(true)]))
         var iterator = feed.makeAsyncIterator()

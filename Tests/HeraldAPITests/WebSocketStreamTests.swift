@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HeraldAPI
@@ -8,11 +9,10 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
-import Synchronization
-import Testing
-import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import Synchronization
+import Testing
 
 @Suite("WebSocket stream")
 struct WebSocketStreamTests {
@@ -35,7 +35,9 @@ struct WebSocketStreamTests {
         }
     }
 
-    @Test("the same path upgrades to a WebSocket: backlog, live changes, resume with ?cursor=", arguments: StoreKind.allCases)
+    @Test(
+        "the same path upgrades to a WebSocket: backlog, live changes, resume with ?cursor=",
+        arguments: StoreKind.allCases)
     func backlogLiveAndResume(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice()
@@ -47,7 +49,10 @@ struct WebSocketStreamTests {
             let received = Mutex<[JSONValue]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=0") { message in
-                    let count = received.withLock { $0.append(message); return $0.count }
+                    let count = received.withLock {
+                        $0.append(message)
+                        return $0.count
+                    }
                     if count == 2 {
                         try await harness.push(device.deviceID, id: "n3")
                         _ = try await harness.store.remove(deviceID: device.deviceID, id: "n1", at: harness.clock.now())
@@ -57,7 +62,8 @@ struct WebSocketStreamTests {
                 }
             }
             let messages = received.withLock { $0 }
-            #expect(messages.map { $0["type"]?.stringValue } == ["notification", "notification", "notification", "removed"])
+            #expect(
+                messages.map { $0["type"]?.stringValue } == ["notification", "notification", "notification", "removed"])
             #expect(messages.map { $0["cursor"]?.stringValue } == ["1", "2", "3", "4"])
             #expect(messages.map { $0["notification"]?["id"]?.stringValue } == ["n1", "n2", "n3", "n1"])
             #expect(messages[0]["notification"]?["payload"]?["aps"]?["badge"] == .number(3))
@@ -67,7 +73,10 @@ struct WebSocketStreamTests {
             let resumed = Mutex<[String]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=2") { message in
-                    resumed.withLock { $0.append(message["cursor"]?.stringValue ?? "?"); return $0.count } < 3
+                    resumed.withLock {
+                        $0.append(message["cursor"]?.stringValue ?? "?")
+                        return $0.count
+                    } < 3
                 }
             }
             #expect(resumed.withLock { $0 } == ["3", "4", "5"])
@@ -89,29 +98,37 @@ struct WebSocketStreamTests {
             decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),
             context: .init(audioRoute: .none)
         )
-        _ = try await harness.store.insert(["a", "b"].map { id in
-            StoredNotification(
-                seq: 0, id: id, deviceID: device.deviceID, bundleID: TestHarness.bundleID, topic: TestHarness.bundleID,
-                pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
-                payload: #"{"aps":{"alert":{"title":"T","body":"\#(id)"}}}"#, receivedAt: harness.clock.now(),
-                decision: decision
-            )
-        })
+        _ = try await harness.store.insert(
+            ["a", "b"].map { id in
+                StoredNotification(
+                    seq: 0, id: id, deviceID: device.deviceID, bundleID: TestHarness.bundleID,
+                    topic: TestHarness.bundleID,
+                    pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
+                    payload: #"{"aps":{"alert":{"title":"T","body":"\#(id)"}}}"#, receivedAt: harness.clock.now(),
+                    decision: decision
+                )
+            })
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let path = "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
             let received = Mutex<[JSONValue]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=0") { message in
-                    let count = received.withLock { $0.append(message); return $0.count }
+                    let count = received.withLock {
+                        $0.append(message)
+                        return $0.count
+                    }
                     if count == 2 {
                         // The summary time comes while the session is live
                         let now = harness.clock.now()
                         let candidates = try await harness.store.summaryCandidates([(device.userID, now)])
                         let part = DeviceSummary(
-                            deviceID: device.deviceID, apps: [SummaryAppGroup(bundleID: TestHarness.bundleID, ids: ["b", "a"])], featured: ["b"]
+                            deviceID: device.deviceID,
+                            apps: [SummaryAppGroup(bundleID: TestHarness.bundleID, ids: ["b", "a"])], featured: ["b"]
                         )
-                        let release = SummaryRelease(userID: device.userID, slot: now, digest: "{}", devices: [part], horizon: candidates.horizon)
+                        let release = SummaryRelease(
+                            userID: device.userID, slot: now, digest: "{}", devices: [part], horizon: candidates.horizon
+                        )
                         for event in try await harness.store.releaseSummaries([release], at: now)[0] ?? [] {
                             harness.hub.publishSummary(deviceID: event.deviceID, seq: event.seq)
                         }
@@ -141,7 +158,9 @@ struct WebSocketStreamTests {
         }
     }
 
-    @Test("a refused upgrade answers the JSON error: 401 without a valid token, 404 for another user's device", arguments: StoreKind.allCases)
+    @Test(
+        "a refused upgrade answers the JSON error: 401 without a valid token, 404 for another user's device",
+        arguments: StoreKind.allCases)
     func refusedUpgradeAnswersJSONErrors(_ store: StoreKind) async throws {
         let harness = try TestHarness(store)
         let (token, device) = try await harness.makeDevice(userName: "Alice")

@@ -1,10 +1,11 @@
-@testable import HeraldAPNs
 import HeraldCore
 import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
 import Testing
+
+@testable import HeraldAPNs
 
 /// `HTTP2ConnectionHandler` in an `EmbeddedChannel`: the frames it is fed (as NIOHTTP2 would hand them
 /// over) and the frames it writes.
@@ -15,24 +16,35 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a 200 is one HEADERS frame with END_STREAM; an error is HEADERS and one DATA frame with END_STREAM")
     func frameShapes() throws {
         let connection = try TestConnection()
-        connection.receive(requestHeaders(1, endStream: true), requestHeaders(3, path: "/3/device/bad", endStream: true))
+        connection.receive(
+            requestHeaders(1, endStream: true), requestHeaders(3, path: "/3/device/bad", endStream: true))
         let frames = try connection.written()
         try #require(frames.count == 3)
 
-        guard case .headers(let ok) = frames[0].payload else { Issue.record("not HEADERS: \(frames[0])"); return }
+        guard case .headers(let ok) = frames[0].payload else {
+            Issue.record("not HEADERS: \(frames[0])")
+            return
+        }
         #expect(frames[0].streamID == 1)
         #expect(ok.endStream)
-        #expect(ok.headers.map { "\($0.name): \($0.value)" } == [":status: 200", "apns-id: id-1", "apns-unique-id: unique-id-1"])
+        #expect(
+            ok.headers.map { "\($0.name): \($0.value)" } == [
+                ":status: 200", "apns-id: id-1", "apns-unique-id: unique-id-1",
+            ])
         #expect(ok.headers.filter { $0.name.hasPrefix("apns-") }.allSatisfy { $0.indexable == .nonIndexable })
 
         guard case .headers(let head) = frames[1].payload, case .data(let data) = frames[2].payload,
             case .byteBuffer(let body) = data.data
-        else { Issue.record("not HEADERS + DATA: \(frames[1...])"); return }
+        else {
+            Issue.record("not HEADERS + DATA: \(frames[1...])")
+            return
+        }
         #expect(frames[1].streamID == 3 && frames[2].streamID == 3)
         #expect(!head.endStream)
-        #expect(head.headers.map { "\($0.name): \($0.value)" } == [
-            ":status: 400", "apns-id: id-3", "content-type: application/json", "content-length: 27",
-        ])
+        #expect(
+            head.headers.map { "\($0.name): \($0.value)" } == [
+                ":status: 400", "apns-id: id-3", "content-type: application/json", "content-length: 27",
+            ])
         #expect(data.endStream)
         #expect(String(buffer: body) == #"{"reason":"BadDeviceToken"}"#)
     }
@@ -40,7 +52,8 @@ struct HTTP2ConnectionHandlerTests {
     @Test("the answers of one read burst are written at its end with one flush")
     func readBurstFlushedOnce() throws {
         let connection = try TestConnection()
-        connection.read(requestHeaders(1, endStream: true), requestHeaders(3, endStream: true), requestHeaders(5, endStream: true))
+        connection.read(
+            requestHeaders(1, endStream: true), requestHeaders(3, endStream: true), requestHeaders(5, endStream: true))
         #expect(connection.pushes.requests.count == 3)
         #expect(try connection.written().isEmpty)
         connection.readComplete()
@@ -51,18 +64,20 @@ struct HTTP2ConnectionHandlerTests {
     @Test("answers completed after the read burst are drained from the outbox in one event-loop turn, with one flush")
     func outboxDrainedWithOneFlush() throws {
         let connection = try TestConnection(answersAtOnce: false)
-        connection.receive(requestHeaders(1, endStream: true), requestHeaders(3, path: "/3/device/bad", endStream: true))
+        connection.receive(
+            requestHeaders(1, endStream: true), requestHeaders(3, path: "/3/device/bad", endStream: true))
         connection.receive(requestHeaders(5, endStream: true))
         #expect(connection.pushes.waitingCount == 3)
         connection.pushes.answerWaiting()
         #expect(try connection.written().isEmpty)
         #expect(connection.flushes.count == 0)
         connection.channel.embeddedEventLoop.run()
-        #expect(answers(in: try connection.written()) == [
-            WrittenAnswer(stream: 1, status: "200", apnsID: "id-1"),
-            WrittenAnswer(stream: 3, status: "400", apnsID: "id-3", body: #"{"reason":"BadDeviceToken"}"#),
-            WrittenAnswer(stream: 5, status: "200", apnsID: "id-5"),
-        ])
+        #expect(
+            answers(in: try connection.written()) == [
+                WrittenAnswer(stream: 1, status: "200", apnsID: "id-1"),
+                WrittenAnswer(stream: 3, status: "400", apnsID: "id-3", body: #"{"reason":"BadDeviceToken"}"#),
+                WrittenAnswer(stream: 5, status: "200", apnsID: "id-5"),
+            ])
         #expect(connection.flushes.count == 1)
     }
 
@@ -72,9 +87,11 @@ struct HTTP2ConnectionHandlerTests {
     func interleavedStreams() throws {
         let connection = try TestConnection()
         connection.receive(
-            requestHeaders(1, endStream: false), requestHeaders(3, endStream: false), requestHeaders(5, endStream: false),
+            requestHeaders(1, endStream: false), requestHeaders(3, endStream: false),
+            requestHeaders(5, endStream: false),
             dataFrame(1, Array("a1".utf8)), dataFrame(3, Array("b1".utf8)), dataFrame(5, Array("c1".utf8)),
-            dataFrame(3, Array("b2".utf8)), dataFrame(1, Array("a2".utf8)), dataFrame(5, Array("c2".utf8), endStream: true),
+            dataFrame(3, Array("b2".utf8)), dataFrame(1, Array("a2".utf8)),
+            dataFrame(5, Array("c2".utf8), endStream: true),
             dataFrame(1, Array("a3".utf8), endStream: true), dataFrame(3, Array("b3".utf8), endStream: true)
         )
         let requests = connection.pushes.requests
@@ -86,7 +103,9 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a request carries its method, path and regular headers (lowercased), not :scheme or :authority")
     func requestHeadersKept() throws {
         let connection = try TestConnection()
-        var headers = HPACKHeaders([(":method", "GET"), (":scheme", "https"), (":path", "/3/device/x"), (":authority", "h")])
+        var headers = HPACKHeaders([
+            (":method", "GET"), (":scheme", "https"), (":path", "/3/device/x"), (":authority", "h"),
+        ])
         headers.add(name: "apns-topic", value: "com.example.demo")
         headers.add(name: "X-Odd", value: "Value")
         connection.receive(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: headers, endStream: true))))
@@ -145,7 +164,8 @@ struct HTTP2ConnectionHandlerTests {
     @Test("the connection window is opened once 32,767 bytes (half of 65,535) arrived, with what arrived")
     func connectionWindow() throws {
         let connection = try TestConnection()
-        connection.receive(requestHeaders(1, endStream: false), dataFrame(1, count: 16_383), dataFrame(1, count: 16_383))
+        connection.receive(
+            requestHeaders(1, endStream: false), dataFrame(1, count: 16_383), dataFrame(1, count: 16_383))
         #expect(try connection.windowUpdates().isEmpty)
         connection.receive(dataFrame(1, count: 1))
         #expect(try connection.windowUpdates() == [WindowUpdate(stream: 0, increment: 32_767)])
@@ -160,7 +180,8 @@ struct HTTP2ConnectionHandlerTests {
         let connection = try TestConnection()
         // 32,000 + 255 + 1 (the Pad Length byte) = 32,256, then 255 + 254 + 1 = 510: 32,766 in all
         connection.receive(
-            requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255), dataFrame(1, count: 255, padding: 254)
+            requestHeaders(1, endStream: false), dataFrame(1, count: 32_000, padding: 255),
+            dataFrame(1, count: 255, padding: 254)
         )
         #expect(try connection.windowUpdates().isEmpty)
         // A padded frame with no data and no padding still counts its Pad Length byte
@@ -203,7 +224,8 @@ struct HTTP2ConnectionHandlerTests {
     @Test("a connection error stops reading, ignores later frames, writes the answers owed, then closes")
     func connectionErrorClosesAfterAnswers() throws {
         let connection = try TestConnection(answersAtOnce: false)
-        connection.receive(requestHeaders(1, endStream: true), requestHeaders(3, endStream: true), requestHeaders(5, endStream: false))
+        connection.receive(
+            requestHeaders(1, endStream: true), requestHeaders(3, endStream: true), requestHeaders(5, endStream: false))
         connection.fireError(NIOHTTP2Errors.flowControlViolation())
         #expect(connection.stoppedReading)
         #expect(connection.channel.isActive)
@@ -271,9 +293,12 @@ struct HTTP2ConnectionHandlerTests {
         _ = tracker.beginQuiescing()
         connection.receive(requestHeaders(1, apnsID: "8F3E2A1C-0000-4000-8000-000000000001", endStream: true))
         #expect(connection.pushes.requests.isEmpty)
-        #expect(answers(in: try connection.written()) == [
-            WrittenAnswer(stream: 1, status: "503", apnsID: "8F3E2A1C-0000-4000-8000-000000000001", body: #"{"reason":"Shutdown"}"#)
-        ])
+        #expect(
+            answers(in: try connection.written()) == [
+                WrittenAnswer(
+                    stream: 1, status: "503", apnsID: "8F3E2A1C-0000-4000-8000-000000000001",
+                    body: #"{"reason":"Shutdown"}"#)
+            ])
         #expect(tracker.inFlight == 0)
     }
 

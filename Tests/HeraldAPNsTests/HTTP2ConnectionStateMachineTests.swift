@@ -1,9 +1,10 @@
-@testable import HeraldAPNs
 import HeraldCore
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import Testing
+
+@testable import HeraldAPNs
 
 /// `HTTP2ConnectionStateMachine` on its own: events in, actions out.
 @Suite("HTTP2ConnectionStateMachine")
@@ -23,7 +24,8 @@ struct HTTP2ConnectionStateMachineTests {
         _ machine: inout Machine, _ text: String, length: Int? = nil, endStream: Bool = false, on stream: HTTP2StreamID
     ) -> Machine.DataAction {
         var buffer = ByteBuffer(string: text)
-        return machine.dataReceived(&buffer, flowControlledLength: length ?? text.utf8.count, endStream: endStream, on: stream)
+        return machine.dataReceived(
+            &buffer, flowControlledLength: length ?? text.utf8.count, endStream: endStream, on: stream)
     }
 
     // MARK: Requests
@@ -32,9 +34,13 @@ struct HTTP2ConnectionStateMachineTests {
     func headersOnlyRequest() throws {
         var machine = Machine()
         let action = machine.headersReceived(
-            Self.headers(path: "/3/device/abc", ("apns-topic", "com.example.demo"), ("X-Odd", "V")), endStream: true, on: 1
+            Self.headers(path: "/3/device/abc", ("apns-topic", "com.example.demo"), ("X-Odd", "V")), endStream: true,
+            on: 1
         )
-        guard case .dispatch(let request) = action else { Issue.record("not dispatched: \(action)"); return }
+        guard case .dispatch(let request) = action else {
+            Issue.record("not dispatched: \(action)")
+            return
+        }
         #expect(request.method == "POST")
         #expect(request.path == "/3/device/abc")
         #expect(request.headers.map { "\($0.name): \($0.value)" } == ["apns-topic: com.example.demo", "x-odd: V"])
@@ -46,12 +52,21 @@ struct HTTP2ConnectionStateMachineTests {
     @Test("a body arrives in DATA frames; the request is dispatched with it at END_STREAM")
     func bodyThenEndStream() {
         var machine = Machine()
-        guard case .none = machine.headersReceived(Self.headers(), endStream: false, on: 1) else { Issue.record(); return }
+        guard case .none = machine.headersReceived(Self.headers(), endStream: false, on: 1) else {
+            Issue.record()
+            return
+        }
         #expect(machine.streams.count == 1)
         #expect(machine.awaitingAnswers == 0)
-        guard case .none = Self.data(&machine, "{\"aps\":", on: 1).request else { Issue.record(); return }
+        guard case .none = Self.data(&machine, "{\"aps\":", on: 1).request else {
+            Issue.record()
+            return
+        }
         let action = Self.data(&machine, "{}}", endStream: true, on: 1)
-        guard case .dispatch(let request) = action.request else { Issue.record("not dispatched"); return }
+        guard case .dispatch(let request) = action.request else {
+            Issue.record("not dispatched")
+            return
+        }
         #expect(String(decoding: request.body, as: UTF8.self) == "{\"aps\":{}}")
         #expect(machine.streams.isEmpty)
         #expect(machine.awaitingAnswers == 1)
@@ -63,7 +78,10 @@ struct HTTP2ConnectionStateMachineTests {
         _ = machine.headersReceived(Self.headers(path: "/3/device/first"), endStream: false, on: 1)
         _ = Self.data(&machine, "ab", on: 1)
         let action = machine.headersReceived(HPACKHeaders([("x-trailer", "t")]), endStream: true, on: 1)
-        guard case .dispatch(let request) = action else { Issue.record("not dispatched"); return }
+        guard case .dispatch(let request) = action else {
+            Issue.record("not dispatched")
+            return
+        }
         #expect(request.path == "/3/device/first")
         #expect(request.headers.isEmpty)
         #expect(request.body == Array("ab".utf8))
@@ -72,7 +90,9 @@ struct HTTP2ConnectionStateMachineTests {
     @Test("interleaved streams keep their own bodies and are dispatched in END_STREAM order")
     func interleavedStreams() {
         var machine = Machine()
-        for stream: HTTP2StreamID in [1, 3, 5] { _ = machine.headersReceived(Self.headers(), endStream: false, on: stream) }
+        for stream: HTTP2StreamID in [1, 3, 5] {
+            _ = machine.headersReceived(Self.headers(), endStream: false, on: stream)
+        }
         var dispatched: [String] = []
         let frames: [(HTTP2StreamID, String, Bool)] = [
             (3, "b1", false), (1, "a1", false), (5, "c1", false), (1, "a2", false),
@@ -94,7 +114,10 @@ struct HTTP2ConnectionStateMachineTests {
         _ = Self.data(&machine, String(repeating: "x", count: RequestBody.limit - 1), on: 1)
         var buffer = ByteBuffer(string: "yz")
         let action = machine.dataReceived(&buffer, flowControlledLength: 2, endStream: true, on: 1)
-        guard case .dispatch(let request) = action.request else { Issue.record("not dispatched"); return }
+        guard case .dispatch(let request) = action.request else {
+            Issue.record("not dispatched")
+            return
+        }
         #expect(request.body.count == RequestBody.limit)
         #expect(request.body.last == UInt8(ascii: "y"))
     }
@@ -108,8 +131,14 @@ struct HTTP2ConnectionStateMachineTests {
         machine.streamReset(1)
         machine.streamClosed(3)
         #expect(machine.streams.isEmpty)
-        guard case .none = Self.data(&machine, "def", endStream: true, on: 1).request else { Issue.record(); return }
-        guard case .none = Self.data(&machine, "", endStream: true, on: 3).request else { Issue.record(); return }
+        guard case .none = Self.data(&machine, "def", endStream: true, on: 1).request else {
+            Issue.record()
+            return
+        }
+        guard case .none = Self.data(&machine, "", endStream: true, on: 3).request else {
+            Issue.record()
+            return
+        }
         #expect(machine.awaitingAnswers == 0)
     }
 
@@ -132,7 +161,10 @@ struct HTTP2ConnectionStateMachineTests {
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
         let action = Self.data(&machine, "ab", length: 40_000, endStream: true, on: 1)
         #expect(action.connectionWindowIncrement == 40_000)
-        guard case .dispatch(let request) = action.request else { Issue.record("not dispatched"); return }
+        guard case .dispatch(let request) = action.request else {
+            Issue.record("not dispatched")
+            return
+        }
         #expect(request.body == Array("ab".utf8))
     }
 
@@ -153,7 +185,9 @@ struct HTTP2ConnectionStateMachineTests {
         #expect(action.connectionWindowIncrement == 224_288 && action.streamWindowIncrement == 524_288)
     }
 
-    @Test("a stream that has gone (reset, dispatched, never opened) gets no WINDOW_UPDATE; the connection still counts it")
+    @Test(
+        "a stream that has gone (reset, dispatched, never opened) gets no WINDOW_UPDATE; the connection still counts it"
+    )
     func noStreamWindowForGoneStream() {
         var machine = Machine()
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
@@ -171,9 +205,18 @@ struct HTTP2ConnectionStateMachineTests {
     @Test("answers completed during a read burst are batched and written at its end; after it they go to the outbox")
     func readBatchAndOutbox() throws {
         var machine = Machine()
-        guard case .dispatch = machine.headersReceived(Self.headers(), endStream: true, on: 1) else { Issue.record(); return }
-        guard case .dispatch = machine.headersReceived(Self.headers(), endStream: true, on: 3) else { Issue.record(); return }
-        guard case .batched = machine.answerCompleted(Self.ok("a"), on: 1) else { Issue.record(); return }
+        guard case .dispatch = machine.headersReceived(Self.headers(), endStream: true, on: 1) else {
+            Issue.record()
+            return
+        }
+        guard case .dispatch = machine.headersReceived(Self.headers(), endStream: true, on: 3) else {
+            Issue.record()
+            return
+        }
+        guard case .batched = machine.answerCompleted(Self.ok("a"), on: 1) else {
+            Issue.record()
+            return
+        }
         let burst = machine.readComplete()
         let batch = try #require(burst)
         #expect(batch.answers.map(\.streamID) == [1])
@@ -182,7 +225,10 @@ struct HTTP2ConnectionStateMachineTests {
         let emptyBurst = machine.readComplete()
         #expect(emptyBurst == nil)
 
-        guard case .outbox = machine.answerCompleted(Self.ok("b"), on: 3) else { Issue.record(); return }
+        guard case .outbox = machine.answerCompleted(Self.ok("b"), on: 3) else {
+            Issue.record()
+            return
+        }
         #expect(machine.readBatch.isEmpty)
         let drain = machine.outboxDrained([(3, Self.ok("b"))])
         let drained = try #require(drain)
@@ -196,7 +242,10 @@ struct HTTP2ConnectionStateMachineTests {
     func anyFrameStartsReadBurst() {
         var machine = Machine()
         machine.otherFrameReceived()
-        guard case .batched = machine.answerCompleted(Self.ok("a"), on: 1) else { Issue.record(); return }
+        guard case .batched = machine.answerCompleted(Self.ok("a"), on: 1) else {
+            Issue.record()
+            return
+        }
         let batch = machine.readComplete()
         #expect(batch?.answers.count == 1)
     }
@@ -208,49 +257,77 @@ struct HTTP2ConnectionStateMachineTests {
         _ = machine.headersReceived(Self.headers(), endStream: true, on: 3)
         machine.answersDropped(count: 2)
         #expect(machine.awaitingAnswers == 0)
-        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else { Issue.record(); return }
+        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+            Issue.record()
+            return
+        }
     }
 
     // MARK: Errors
 
-    @Test("an error confined to one stream changes nothing", arguments: [
-        NIOHTTP2Errors.invalidHTTP2HeaderFieldName("Bad") as any Error, NIOHTTP2Errors.missingPseudoHeader(":path"),
-        NIOHTTP2Errors.contentLengthViolated(),
-    ])
+    @Test(
+        "an error confined to one stream changes nothing",
+        arguments: [
+            NIOHTTP2Errors.invalidHTTP2HeaderFieldName("Bad") as any Error, NIOHTTP2Errors.missingPseudoHeader(":path"),
+            NIOHTTP2Errors.contentLengthViolated(),
+        ])
     func streamError(error: any Error) {
         var machine = Machine()
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
-        guard case .streamRefused = machine.errorCaught(error) else { Issue.record("not refused: \(error)"); return }
+        guard case .streamRefused = machine.errorCaught(error) else {
+            Issue.record("not refused: \(error)")
+            return
+        }
         #expect(!machine.isClosing)
         #expect(machine.streams.count == 1)
-        guard case .dispatch = Self.data(&machine, "x", endStream: true, on: 1).request else { Issue.record(); return }
+        guard case .dispatch = Self.data(&machine, "x", endStream: true, on: 1).request else {
+            Issue.record()
+            return
+        }
     }
 
     @Test("a connection error with no answer owed closes at once; later frames are ignored, windows included")
     func connectionErrorClosesAtOnce() {
         var machine = Machine()
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
-        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else { Issue.record(); return }
+        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+            Issue.record()
+            return
+        }
         #expect(machine.isClosing)
         #expect(machine.streams.isEmpty)
-        guard case .none = machine.headersReceived(Self.headers(), endStream: true, on: 3) else { Issue.record(); return }
+        guard case .none = machine.headersReceived(Self.headers(), endStream: true, on: 3) else {
+            Issue.record()
+            return
+        }
         let action = Self.data(&machine, "x", length: 100_000, endStream: true, on: 1)
         #expect(action.connectionWindowIncrement == nil && action.streamWindowIncrement == nil)
         #expect(machine.awaitingAnswers == 0)
-        guard case .none = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else { Issue.record(); return }
+        guard case .none = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+            Issue.record()
+            return
+        }
     }
 
     @Test("a connection error with answers owed closes once the last of them is written")
     func connectionErrorClosesWhenAnswered() throws {
         var machine = Machine()
-        for stream: HTTP2StreamID in [1, 3, 5] { _ = machine.headersReceived(Self.headers(), endStream: true, on: stream) }
+        for stream: HTTP2StreamID in [1, 3, 5] {
+            _ = machine.headersReceived(Self.headers(), endStream: true, on: stream)
+        }
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 7)
         _ = machine.answerCompleted(Self.ok("1"), on: 1)
         let action = machine.errorCaught(NIOHTTP2Errors.flowControlViolation())
-        guard case .stopReadingAndCloseWhenAnswered = action else { Issue.record("\(action)"); return }
+        guard case .stopReadingAndCloseWhenAnswered = action else {
+            Issue.record("\(action)")
+            return
+        }
         #expect(machine.streams.isEmpty)
         // The read burst under way still ends, and its answer is written.
-        let batches = [machine.readComplete(), machine.outboxDrained([(3, Self.ok("3"))]), machine.outboxDrained([(5, Self.ok("5"))])]
+        let batches = [
+            machine.readComplete(), machine.outboxDrained([(3, Self.ok("3"))]),
+            machine.outboxDrained([(5, Self.ok("5"))]),
+        ]
         #expect(batches.map { $0?.answers.map(\.streamID) } == [[1], [3], [5]])
         #expect(batches.map { $0?.closeWhenWritten } == [false, false, true])
         #expect(machine.awaitingAnswers == 0)

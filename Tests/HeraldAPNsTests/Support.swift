@@ -1,4 +1,3 @@
-@testable import HeraldAPNs
 import HeraldCore
 import Logging
 import NIOCore
@@ -7,6 +6,8 @@ import NIOHPACK
 import NIOHTTP2
 import Synchronization
 import Testing
+
+@testable import HeraldAPNs
 
 /// A `PushHandler` that records the requests it is given and answers them at once (during the read
 /// that completed them) or, when `answersAtOnce` is false, only when `answerWaiting()` is called.
@@ -34,7 +35,8 @@ final class FakePushHandler: PushHandler {
         Self.answer(to: request)
     }
 
-    func handle(_ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void) {
+    func handle(_ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void)
+    {
         let response = Self.answer(to: request)
         let answerNow = state.withLock { state in
             state.requests.append(request)
@@ -170,7 +172,9 @@ func dataFrame(_ stream: Int, _ bytes: [UInt8], padding: Int? = nil, endStream: 
 }
 
 /// A DATA frame of `count` bytes of `byte`.
-func dataFrame(_ stream: Int, count: Int, byte: UInt8 = 0x61, padding: Int? = nil, endStream: Bool = false) -> HTTP2Frame {
+func dataFrame(_ stream: Int, count: Int, byte: UInt8 = 0x61, padding: Int? = nil, endStream: Bool = false)
+    -> HTTP2Frame
+{
     dataFrame(stream, [UInt8](repeating: byte, count: count), padding: padding, endStream: endStream)
 }
 

@@ -11,10 +11,12 @@ struct JSONParserTests {
     @Test("values of every kind, with whitespace")
     func values() throws {
         let value = try parse(" {\"a\" : [1, -2.5e2, true, false, null, \"x\"], \"b\":{}, \"c\":[]}\n")
-        #expect(value == .object([
-            "a": .array([.number(1), .number(-250), .bool(true), .bool(false), .null, .string("x")]),
-            "b": .object([:]), "c": .array([]),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "a": .array([.number(1), .number(-250), .bool(true), .bool(false), .null, .string("x")]),
+                    "b": .object([:]), "c": .array([]),
+                ]))
     }
 
     @Test("string escapes, unicode escapes and surrogate pairs")
@@ -38,9 +40,11 @@ struct JSONParserTests {
 
     @Test("invalid texts are refused")
     func invalid() {
-        for text in ["", "{", "}", "[1,]", "{\"a\":1,}", "{'a':1}", "01", "1.", ".5", "-", "+1", "tru", "nul",
-                     "\"unterminated", "\"bad \\x escape\"", "\"\\ud83d\"", "{\"a\" 1}", "[1 2]", "1 2",
-                     "\"control \u{01} char\"", "NaN", "[\"\\u12\"]"] {
+        for text in [
+            "", "{", "}", "[1,]", "{\"a\":1,}", "{'a':1}", "01", "1.", ".5", "-", "+1", "tru", "nul",
+            "\"unterminated", "\"bad \\x escape\"", "\"\\ud83d\"", "{\"a\" 1}", "[1 2]", "1 2",
+            "\"control \u{01} char\"", "NaN", "[\"\\u12\"]",
+        ] {
             #expect(throws: PayloadError.self, "\(text)") { try parse(text) }
         }
         #expect(throws: PayloadError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
@@ -74,10 +78,20 @@ struct JSONWriterTests {
     func structure() {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("a"); writer.integer(1)
-        writer.key("b"); writer.beginArray(); writer.string("x"); writer.null(); writer.endArray()
-        writer.key("c"); writer.beginObject(); writer.key("d"); writer.bool(false); writer.endObject()
-        writer.key("e"); writer.string(nil)
+        writer.key("a")
+        writer.integer(1)
+        writer.key("b")
+        writer.beginArray()
+        writer.string("x")
+        writer.null()
+        writer.endArray()
+        writer.key("c")
+        writer.beginObject()
+        writer.key("d")
+        writer.bool(false)
+        writer.endObject()
+        writer.key("e")
+        writer.string(nil)
         writer.endObject()
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":1,"b":["x",null],"c":{"d":false},"e":null}"#)
     }

@@ -25,8 +25,10 @@ struct JSONWriterFastPathTests {
         let payload = "{\n  \"aps\": {\"alert\": \"a\\nb\"},\r\n  \"k\": [1, 2]\n}"
         let json = text { writer in
             writer.beginObject()
-            writer.key("payload"); writer.raw(payload)
-            writer.key("next"); writer.integer(1)
+            writer.key("payload")
+            writer.raw(payload)
+            writer.key("next")
+            writer.integer(1)
             writer.endObject()
         }
         #expect(!json.contains("\n") && !json.contains("\r"))
@@ -42,14 +44,18 @@ struct JSONWriterFastPathTests {
     func literalKey() {
         let literal = text { writer in
             writer.beginObject()
-            writer.literalKey("id"); writer.string("x")
-            writer.literalKey("received_at"); writer.null()
+            writer.literalKey("id")
+            writer.string("x")
+            writer.literalKey("received_at")
+            writer.null()
             writer.endObject()
         }
         let escaped = text { writer in
             writer.beginObject()
-            writer.key("id"); writer.string("x")
-            writer.key("received_at"); writer.null()
+            writer.key("id")
+            writer.string("x")
+            writer.key("received_at")
+            writer.null()
             writer.endObject()
         }
         #expect(literal == escaped && literal == #"{"id":"x","received_at":null}"#)

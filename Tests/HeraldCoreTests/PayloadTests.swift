@@ -15,11 +15,12 @@ struct PayloadTests {
 
     @Test("alert dictionary with localization keys")
     func alertDictionary() throws {
-        let payload = try parse(#"""
-        {"aps":{"alert":{"title":"T","subtitle":"S","body":"B","launch-image":"L","title-loc-key":"TK",
-        "title-loc-args":["a"],"subtitle-loc-key":"SK","subtitle-loc-args":["b"],"loc-key":"K","loc-args":["c",2],
-        "action-loc-key":"V"}}}
-        """#)
+        let payload = try parse(
+            #"""
+            {"aps":{"alert":{"title":"T","subtitle":"S","body":"B","launch-image":"L","title-loc-key":"TK",
+            "title-loc-args":["a"],"subtitle-loc-key":"SK","subtitle-loc-args":["b"],"loc-key":"K","loc-args":["c",2],
+            "action-loc-key":"V"}}}
+            """#)
         let alert = try #require(payload.aps.alert)
         #expect(alert.title == "T" && alert.subtitle == "S" && alert.body == "B" && alert.launchImage == "L")
         #expect(alert.titleLocKey == "TK" && alert.titleLocArgs == ["a"] && alert.subtitleLocKey == "SK")
@@ -29,7 +30,8 @@ struct PayloadTests {
 
     @Test("numbers arrive as doubles, strings or booleans")
     func lenientNumbers() throws {
-        let payload = try parse(#"{"aps":{"badge":"1","mutable-content":1.0,"content-available":true,"relevance-score":"0.5"}}"#)
+        let payload = try parse(
+            #"{"aps":{"badge":"1","mutable-content":1.0,"content-available":true,"relevance-score":"0.5"}}"#)
         #expect(payload.aps.badge == 1)
         #expect(payload.aps.mutableContent)
         #expect(payload.aps.contentAvailable)
@@ -46,10 +48,11 @@ struct PayloadTests {
 
     @Test("levels, thread, category and custom keys are kept")
     func otherKeys() throws {
-        let payload = try parse(#"""
-        {"aps":{"interruption-level":"time-sensitive","thread-id":"t1","category":"MSG","target-content-id":"x",
-        "filter-criteria":"work","unknown-aps-key":5,"content-state":{"score":1}},"custom":{"a":[1,2]}}
-        """#)
+        let payload = try parse(
+            #"""
+            {"aps":{"interruption-level":"time-sensitive","thread-id":"t1","category":"MSG","target-content-id":"x",
+            "filter-criteria":"work","unknown-aps-key":5,"content-state":{"score":1}},"custom":{"a":[1,2]}}
+            """#)
         #expect(payload.aps.interruptionLevel == .timeSensitive)
         #expect(payload.aps.threadID == "t1" && payload.aps.category == "MSG")
         #expect(payload.aps.targetContentID == "x" && payload.aps.filterCriteria == "work")
@@ -66,8 +69,10 @@ struct PayloadTests {
 
     @Test("wrong shapes are refused")
     func strictShapes() {
-        for body in [#"{"aps":{"alert":5}}"#, #"{"aps":{"badge":-1}}"#, #"{"aps":{"badge":"x"}}"#,
-                     #"{"aps":{"thread-id":{}}}"#, #"{"aps":[]}"#, "null", "[]", "{"] {
+        for body in [
+            #"{"aps":{"alert":5}}"#, #"{"aps":{"badge":-1}}"#, #"{"aps":{"badge":"x"}}"#,
+            #"{"aps":{"thread-id":{}}}"#, #"{"aps":[]}"#, "null", "[]", "{",
+        ] {
             #expect(throws: PayloadError.self, "\(body)") { try parse(body) }
         }
     }

@@ -32,7 +32,9 @@ struct ProviderAuthTests {
     @Test("a key of another team than the issuer is UnrelatedKeyIdInToken")
     func unrelatedKey() {
         var state = ProviderAuthState()
-        #expect(authenticate(&state, "bearer " + fixture.jwt(key: fixture.otherKey, keyID: "OTHERKEY01")) == "UnrelatedKeyIdInToken")
+        #expect(
+            authenticate(&state, "bearer " + fixture.jwt(key: fixture.otherKey, keyID: "OTHERKEY01"))
+                == "UnrelatedKeyIdInToken")
     }
 
     @Test("DER signatures (Apple's openssl recipe) are accepted like raw R||S ones")
@@ -41,7 +43,8 @@ struct ProviderAuthTests {
         let claims = Base64URL.encode(Data(#"{"iss":"TEAM123456","iat":"1800000000","extra":true}"#.utf8))
         let signature = try fixture.key.signature(for: Data("\(header).\(claims)".utf8))
         var state = ProviderAuthState()
-        #expect(authenticate(&state, "bearer \(header).\(claims).\(Base64URL.encode(signature.derRepresentation))") == nil)
+        #expect(
+            authenticate(&state, "bearer \(header).\(claims).\(Base64URL.encode(signature.derRepresentation))") == nil)
     }
 
     @Test("iat may be a float")
@@ -50,7 +53,8 @@ struct ProviderAuthTests {
         let claims = Base64URL.encode(Data(#"{"iss":"TEAM123456","iat":1800000000.25}"#.utf8))
         let signature = try fixture.key.signature(for: Data("\(header).\(claims)".utf8))
         var state = ProviderAuthState()
-        #expect(authenticate(&state, "bearer \(header).\(claims).\(Base64URL.encode(signature.rawRepresentation))") == nil)
+        #expect(
+            authenticate(&state, "bearer \(header).\(claims).\(Base64URL.encode(signature.rawRepresentation))") == nil)
     }
 
     @Test("a token older than an hour is ExpiredProviderToken, also when cached")
@@ -65,7 +69,9 @@ struct ProviderAuthTests {
     @Test("a token dated more than five minutes ahead is InvalidProviderToken")
     func futureToken() {
         var state = ProviderAuthState()
-        #expect(authenticate(&state, "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(301))) == "InvalidProviderToken")
+        #expect(
+            authenticate(&state, "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(301)))
+                == "InvalidProviderToken")
         #expect(authenticate(&state, "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(60))) == nil)
     }
 
@@ -74,7 +80,8 @@ struct ProviderAuthTests {
         var state = ProviderAuthState()
         #expect(authenticate(&state, "bearer " + fixture.jwt()) == nil)
         let second = "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(60))
-        #expect(authenticate(&state, second, at: Fixture.epoch.addingTimeInterval(120)) == "TooManyProviderTokenUpdates")
+        #expect(
+            authenticate(&state, second, at: Fixture.epoch.addingTimeInterval(120)) == "TooManyProviderTokenUpdates")
         // The refused token changed nothing: the first one still works.
         #expect(authenticate(&state, "bearer " + fixture.jwt(), at: Fixture.epoch.addingTimeInterval(130)) == nil)
         let later = "bearer " + fixture.jwt(issuedAt: Fixture.epoch.addingTimeInterval(1300))
@@ -85,8 +92,11 @@ struct ProviderAuthTests {
     func teamBinding() {
         var state = ProviderAuthState()
         #expect(authenticate(&state, "bearer " + fixture.jwt()) == nil)
-        let other = "bearer " + fixture.jwt(key: fixture.otherKey, keyID: "OTHERKEY01", teamID: "OTHERTEAM1",
-                                            issuedAt: Fixture.epoch.addingTimeInterval(1300))
+        let other =
+            "bearer "
+            + fixture.jwt(
+                key: fixture.otherKey, keyID: "OTHERKEY01", teamID: "OTHERTEAM1",
+                issuedAt: Fixture.epoch.addingTimeInterval(1300))
         #expect(authenticate(&state, other, at: Fixture.epoch.addingTimeInterval(1300)) == "InvalidProviderToken")
         #expect(state.boundTeamID == "TEAM123456")
     }
@@ -96,8 +106,9 @@ struct ProviderAuthTests {
         let token = fixture.jwt(key: fixture.scopedKey, keyID: "SCOPEDKEY1")
         let demo = fixture.request(headers: [("authorization", "bearer \(token)"), ("apns-topic", "com.example.demo")])
         #expect(fixture.reason(demo) == "InvalidProviderToken")
-        let other = fixture.request(token: fixture.otherAppToken,
-                                    headers: [("authorization", "bearer \(token)"), ("apns-topic", "com.example.other")])
+        let other = fixture.request(
+            token: fixture.otherAppToken,
+            headers: [("authorization", "bearer \(token)"), ("apns-topic", "com.example.other")])
         #expect(fixture.reason(other) == nil)
     }
 }

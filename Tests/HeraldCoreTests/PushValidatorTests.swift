@@ -1,6 +1,7 @@
 import Foundation
-@testable import HeraldCore
 import Testing
+
+@testable import HeraldCore
 
 @Suite("APNs request rules")
 struct PushValidatorTests {
@@ -31,7 +32,8 @@ struct PushValidatorTests {
 
     @Test("a repeated header is refused")
     func duplicateHeaders() {
-        #expect(fixture.reason(fixture.request(extraHeaders: [("apns-topic", "com.example.demo")])) == "DuplicateHeaders")
+        #expect(
+            fixture.reason(fixture.request(extraHeaders: [("apns-topic", "com.example.demo")])) == "DuplicateHeaders")
         // Short lists are compared pairwise, long ones through a set: both find the repeat anywhere.
         for count in [2, 5, 16, 17, 40] {
             var headers = (0..<count).map { (name: "x-h\($0)", value: "v") }
@@ -45,35 +47,63 @@ struct PushValidatorTests {
     @Test("apns-id must be a canonical UUID in either case")
     func messageID() {
         #expect(fixture.reason(fixture.request(extraHeaders: [("apns-id", "not-a-uuid")])) == "BadMessageId")
-        #expect(fixture.reason(fixture.request(extraHeaders: [("apns-id", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")])) == nil)
+        #expect(
+            fixture.reason(fixture.request(extraHeaders: [("apns-id", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")])) == nil)
     }
 
     @Test("topic, push type, priority, expiration and collapse id rules")
     func headerRules() {
         let auth = ("authorization", "bearer \(fixture.jwt())")
         #expect(fixture.reason(fixture.request(headers: [auth])) == "MissingTopic")
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "fax")])) == "InvalidPushType")
+        #expect(
+            fixture.reason(
+                fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "fax")]))
+                == "InvalidPushType")
         #expect(fixture.reason(fixture.request(extraHeaders: [("apns-priority", "7")])) == "BadPriority")
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "background"), ("apns-priority", "10")],
-                                               body: #"{"aps":{"content-available":1}}"#)) == "BadPriority")
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "background")],
-                                               body: #"{"aps":{"content-available":1}}"#)) == nil)
+        #expect(
+            fixture.reason(
+                fixture.request(
+                    headers: [
+                        auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "background"),
+                        ("apns-priority", "10"),
+                    ],
+                    body: #"{"aps":{"content-available":1}}"#)) == "BadPriority")
+        #expect(
+            fixture.reason(
+                fixture.request(
+                    headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "background")],
+                    body: #"{"aps":{"content-available":1}}"#)) == nil)
         #expect(fixture.reason(fixture.request(extraHeaders: [("apns-expiration", "soon")])) == "BadExpirationDate")
         #expect(fixture.reason(fixture.request(extraHeaders: [("apns-expiration", "-1")])) == "BadExpirationDate")
-        #expect(fixture.reason(fixture.request(extraHeaders: [("apns-collapse-id", String(repeating: "x", count: 65))])) == "BadCollapseId")
-        #expect(fixture.reason(fixture.request(extraHeaders: [("apns-collapse-id", String(repeating: "x", count: 64))])) == nil)
+        #expect(
+            fixture.reason(fixture.request(extraHeaders: [("apns-collapse-id", String(repeating: "x", count: 65))]))
+                == "BadCollapseId")
+        #expect(
+            fixture.reason(fixture.request(extraHeaders: [("apns-collapse-id", String(repeating: "x", count: 64))]))
+                == nil)
     }
 
     @Test("topics carry the suffix of their push type")
     func topicSuffixes() {
         let auth = ("authorization", "bearer \(fixture.jwt())")
         for type in PushType.allCases where type != .background {
-            let good = fixture.request(headers: [auth, ("apns-topic", "com.example.demo" + type.topicSuffix), ("apns-push-type", type.rawValue)])
+            let good = fixture.request(headers: [
+                auth, ("apns-topic", "com.example.demo" + type.topicSuffix), ("apns-push-type", type.rawValue),
+            ])
             #expect(fixture.reason(good) == nil, "\(type)")
         }
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "voip")])) == "BadTopic")
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.unknown.app"), ("apns-push-type", "alert")])) == "BadTopic")
-        #expect(fixture.reason(fixture.request(headers: [auth, ("apns-topic", "com.rival.app"), ("apns-push-type", "alert")])) == "TopicDisallowed")
+        #expect(
+            fixture.reason(
+                fixture.request(headers: [auth, ("apns-topic", "com.example.demo"), ("apns-push-type", "voip")]))
+                == "BadTopic")
+        #expect(
+            fixture.reason(
+                fixture.request(headers: [auth, ("apns-topic", "com.unknown.app"), ("apns-push-type", "alert")]))
+                == "BadTopic")
+        #expect(
+            fixture.reason(
+                fixture.request(headers: [auth, ("apns-topic", "com.rival.app"), ("apns-push-type", "alert")]))
+                == "TopicDisallowed")
     }
 
     @Test("device tokens must belong to the topic and still be registered")

@@ -43,14 +43,20 @@ private func demoApp() throws -> AppLocalizations {
     @Test func theSourceLanguageBecomesTheDevelopmentLanguage() throws {
         var app = AppLocalizations()
         #expect(app.developmentLanguage == "en")
-        try app.addStringCatalog(Data(#"{"sourceLanguage": "de", "strings": {"K": {"localizations": {"de": {"stringUnit": {"state": "translated", "value": "Hallo"}}}}}}"#.utf8))
+        try app.addStringCatalog(
+            Data(
+                #"{"sourceLanguage": "de", "strings": {"K": {"localizations": {"de": {"stringUnit": {"state": "translated", "value": "Hallo"}}}}}}"#
+                    .utf8))
         #expect(app.developmentLanguage == "de")
         #expect(app.localizedString(key: "K", locale: "ja") == "Hallo")
         #expect(AppLocalizations(developmentLanguage: "fr-CA").developmentLanguage == "fr_CA")
     }
 
     @Test func malformedCatalogsAreRejected() {
-        let bad = ["{", #"{"strings": {}}"#, #"{"sourceLanguage": "en", "strings": {"K": {"localizations": {"en": {"stringUnit": {"value": 3}}}}}}"#]
+        let bad = [
+            "{", #"{"strings": {}}"#,
+            #"{"sourceLanguage": "en", "strings": {"K": {"localizations": {"en": {"stringUnit": {"value": 3}}}}}}"#,
+        ]
         for text in bad {
             #expect(throws: LocalizationFileError.self, "\(text)") {
                 var app = AppLocalizations()

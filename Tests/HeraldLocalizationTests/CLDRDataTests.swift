@@ -4,7 +4,8 @@ import Testing
 
 /// Tests against CLDR's own data file: every sample CLDR lists for every locale, and the generator
 /// reproducing the committed Swift file. Skipped when the Debian package unicode-cldr-core is absent.
-@Suite(.enabled(if: CLDRData.isInstalled, "\(CLDRData.pluralsPath) is absent: install unicode-cldr-core (scripts/setup)"))
+@Suite(
+    .enabled(if: CLDRData.isInstalled, "\(CLDRData.pluralsPath) is absent: install unicode-cldr-core (scripts/setup)"))
 struct CLDRDataTests {
     @Test func everyCLDRSampleGetsItsCategoryInEveryLocale() throws {
         let groups = try CLDRData.sampleGroups()
@@ -28,17 +29,23 @@ struct CLDRDataTests {
     }
 
     @Test func theGeneratorReproducesTheCommittedFileByteForByte() throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("PluralRules+CLDR-\(UUID().uuidString).swift")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "PluralRules+CLDR-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLDRData.repository.appendingPathComponent("scripts/generate-plural-rules").path, "--output", output.path]
+        process.arguments = [
+            "python3", CLDRData.repository.appendingPathComponent("scripts/generate-plural-rules").path, "--output",
+            output.path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let generated = try Data(contentsOf: output)
-        let committed = try Data(contentsOf: CLDRData.repository.appendingPathComponent("Sources/HeraldLocalization/Generated/PluralRules+CLDR.swift"))
+        let committed = try Data(
+            contentsOf: CLDRData.repository.appendingPathComponent(
+                "Sources/HeraldLocalization/Generated/PluralRules+CLDR.swift"))
         #expect(generated == committed, "run scripts/generate-plural-rules and commit the result")
     }
 }
@@ -47,7 +54,8 @@ struct CLDRDataTests {
 enum CLDRData {
     static let pluralsPath = "/usr/share/unicode/cldr/common/supplemental/plurals.xml"
     static var isInstalled: Bool { FileManager.default.fileExists(atPath: pluralsPath) }
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     struct Group {
         var locales: [String]
@@ -57,16 +65,22 @@ enum CLDRData {
     /// The cardinal rule groups with their samples expanded (ranges stepped by their last digit).
     static func sampleGroups() throws -> [Group] {
         let text = try String(contentsOfFile: pluralsPath, encoding: .utf8)
-        let cardinal = text.components(separatedBy: "<plurals type=\"cardinal\">")[1].components(separatedBy: "</plurals>")[0]
+        let cardinal = text.components(separatedBy: "<plurals type=\"cardinal\">")[1].components(
+            separatedBy: "</plurals>")[0]
         var groups: [Group] = []
         for line in cardinal.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
             if line.hasPrefix("<pluralRules locales=\"") {
-                groups.append(Group(locales: line.dropFirst(22).prefix { $0 != "\"" }.split(separator: " ").map(String.init)))
-            } else if line.hasPrefix("<pluralRule count=\""), let category = PluralCategory(rawValue: String(line.dropFirst(19).prefix { $0 != "\"" })) {
+                groups.append(
+                    Group(locales: line.dropFirst(22).prefix { $0 != "\"" }.split(separator: " ").map(String.init)))
+            } else if line.hasPrefix("<pluralRule count=\""),
+                let category = PluralCategory(rawValue: String(line.dropFirst(19).prefix { $0 != "\"" }))
+            {
                 let body = line.components(separatedBy: ">")[1].components(separatedBy: "<")[0]
                 var samples: [String] = []
                 for part in body.components(separatedBy: "@").dropFirst() {
-                    let items = part.drop { $0 != " " }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    let items = part.drop { $0 != " " }.split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
                     samples += items.filter { $0 != "…" && !$0.isEmpty }.flatMap(expand)
                 }
                 groups[groups.count - 1].samples[category] = samples

@@ -1,12 +1,14 @@
 import Foundation
-@testable import HeraldLocalization
 import Testing
+
+@testable import HeraldLocalization
 
 @Suite("Category summary line")
 struct CategorySummaryTests {
     /// A Russian stringsdict entry for the summary format key `MORE_MESSAGES`: "%u more messages
     /// from %@" with the CLDR categories of Russian.
-    static let russianSummaryStringsdict = Data("""
+    static let russianSummaryStringsdict = Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -44,30 +46,52 @@ struct CategorySummaryTests {
 
     @Test func aFormatKeyIsPluralizedByTheCountInTheDeviceLocale() throws {
         let localizations = try Self.russian()
-        let cases = [(1, "ещё 1 сообщение от Ана"), (3, "ещё 3 сообщения от Ана"), (5, "ещё 5 сообщений от Ана"), (21, "ещё 21 сообщение от Ана")]
+        let cases = [
+            (1, "ещё 1 сообщение от Ана"), (3, "ещё 3 сообщения от Ана"), (5, "ещё 5 сообщений от Ана"),
+            (21, "ещё 21 сообщение от Ана"),
+        ]
         for (count, text) in cases {
-            #expect(CategorySummary.text(format: "MORE_MESSAGES", count: count, arguments: ["Ана"], localizations: localizations, locale: "ru-RU") == text)
+            #expect(
+                CategorySummary.text(
+                    format: "MORE_MESSAGES", count: count, arguments: ["Ана"], localizations: localizations,
+                    locale: "ru-RU") == text)
         }
-        #expect(CategorySummary.text(
-            format: "MORE_MESSAGES", count: 2, arguments: ["Ана", "Борис", "Вера"], localizations: localizations, locale: "ru"
-        ) == "ещё 2 сообщения от Ана, Борис и Вера")
+        #expect(
+            CategorySummary.text(
+                format: "MORE_MESSAGES", count: 2, arguments: ["Ана", "Борис", "Вера"], localizations: localizations,
+                locale: "ru"
+            ) == "ещё 2 сообщения от Ана, Борис и Вера")
     }
 
     @Test func aPlainFormatIsFilledInWithTheCountAndTheArgumentList() {
         let none = AppLocalizations()
-        #expect(CategorySummary.text(
-            format: "%u more messages from %@", count: 2, arguments: ["Ana", "Bo"], localizations: none, locale: "en"
-        ) == "2 more messages from Ana and Bo")
-        #expect(CategorySummary.text(format: "%u more photos", count: 4, arguments: [], localizations: none, locale: "en") == "4 more photos")
+        #expect(
+            CategorySummary.text(
+                format: "%u more messages from %@", count: 2, arguments: ["Ana", "Bo"], localizations: none,
+                locale: "en"
+            ) == "2 more messages from Ana and Bo")
+        #expect(
+            CategorySummary.text(format: "%u more photos", count: 4, arguments: [], localizations: none, locale: "en")
+                == "4 more photos")
     }
 
     @Test func withoutAFormatOrWithoutArgumentsForItsPlaceholderTheDefaultIsShown() throws {
         let none = AppLocalizations()
-        #expect(CategorySummary.text(format: nil, count: 1, arguments: ["Ana"], localizations: none, locale: "en") == "1 more notification")
-        #expect(CategorySummary.text(format: "", count: 2, arguments: [], localizations: none, locale: "en") == "2 more notifications")
-        #expect(CategorySummary.text(format: "%u more messages from %@", count: 2, arguments: [], localizations: none, locale: "de") == "2 weitere Mitteilungen")
+        #expect(
+            CategorySummary.text(format: nil, count: 1, arguments: ["Ana"], localizations: none, locale: "en")
+                == "1 more notification")
+        #expect(
+            CategorySummary.text(format: "", count: 2, arguments: [], localizations: none, locale: "en")
+                == "2 more notifications")
+        #expect(
+            CategorySummary.text(
+                format: "%u more messages from %@", count: 2, arguments: [], localizations: none, locale: "de")
+                == "2 weitere Mitteilungen")
         // Also when the `%@` is in the localized string of a key.
-        #expect(CategorySummary.text(format: "MORE_MESSAGES", count: 5, arguments: [], localizations: try Self.russian(), locale: "ru") == "ещё 5 уведомлений")
+        #expect(
+            CategorySummary.text(
+                format: "MORE_MESSAGES", count: 5, arguments: [], localizations: try Self.russian(), locale: "ru")
+                == "ещё 5 уведомлений")
     }
 
     @Test func theDefaultIsPluralizedByCLDRInArabic() {

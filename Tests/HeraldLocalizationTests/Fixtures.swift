@@ -4,7 +4,8 @@ import Foundation
 enum Fixtures {
     /// The English stringsdict of WWDC 2017 session 708 ("Best Practices and What's New in User
     /// Notifications"), as Xcode's property-list editor saves it.
-    static let englishCommentStringsdict = Data("""
+    static let englishCommentStringsdict = Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -32,7 +33,8 @@ enum Fixtures {
 
     /// The Arabic stringsdict of the same session, all six categories. (The slide shows `u% تعليقات`
     /// because the editor lays the right-to-left text out visually; the file holds `%u تعليقات`.)
-    static let arabicCommentStringsdict = Data("""
+    static let arabicCommentStringsdict = Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -94,7 +96,8 @@ enum Fixtures {
 
     /// A String Catalog as Xcode 15 writes it: plural variations, substitutions, device variations,
     /// and a translation still in state `new`.
-    static let catalog = Data(#"""
+    static let catalog = Data(
+        #"""
         {
           "sourceLanguage" : "en",
           "strings" : {

@@ -15,11 +15,14 @@ private let english = PluralRules(locale: "en")
         let table = try table(strings: Fixtures.englishStrings)
         #expect(table.keys.count == 8)
         #expect(table.localizedString(key: "GAME_INVITE_TITLE", rules: english) == "Game invitation")
-        #expect(table.localizedString(key: "ESCAPES", rules: english) == "Line 1\nLine 2\t\"quoted\" back\\slash café 😀 A")
+        #expect(
+            table.localizedString(key: "ESCAPES", rules: english) == "Line 1\nLine 2\t\"quoted\" back\\slash café 😀 A")
         #expect(table.localizedString(key: "ONLY_KEY", rules: english) == "ONLY_KEY")
         #expect(table.localizedString(key: "unquoted_key", rules: english) == "Unquoted")
         #expect(table.localizedString(key: "100%", rules: english) == "100% done")
-        #expect(table.localizedString(key: "SCORE_FORMAT", arguments: ["Ann", "Bob", 3], rules: english) == "Bob beat Ann by 3 points")
+        #expect(
+            table.localizedString(key: "SCORE_FORMAT", arguments: ["Ann", "Bob", 3], rules: english)
+                == "Bob beat Ann by 3 points")
         #expect(table.localizedString(key: "MISSING", rules: english) == nil)
     }
 
@@ -67,7 +70,9 @@ private let english = PluralRules(locale: "en")
             (11, "11 تعليقاً"), (99, "99 تعليقاً"), (100, "100 تعليقاً"), (103, "103 تعليقات"),
         ]
         for (count, text) in expected {
-            #expect(table.localizedString(key: "COMMENT_KEY", arguments: [.integer(count)], rules: arabic) == text, "\(count)")
+            #expect(
+                table.localizedString(key: "COMMENT_KEY", arguments: [.integer(count)], rules: arabic) == text,
+                "\(count)")
         }
     }
 

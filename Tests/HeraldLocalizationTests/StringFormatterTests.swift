@@ -1,7 +1,9 @@
 import HeraldLocalization
 import Testing
 
-private func format(_ format: String, _ arguments: [FormatArgument], variables: [String: PluralVariable] = [:], locale: String = "en") -> String {
+private func format(
+    _ format: String, _ arguments: [FormatArgument], variables: [String: PluralVariable] = [:], locale: String = "en"
+) -> String {
     StringFormatter.format(format, arguments: arguments, variables: variables, locale: locale)
 }
 
@@ -67,8 +69,12 @@ private let comment = PluralVariable(variants: [.one: "%u Comment", .other: "%u 
         let files = PluralVariable(variants: [.one: "one file", .other: "%d files"])
         let folders = PluralVariable(variants: [.one: "%d folder", .other: "%d folders"])
         let variables = ["files": files, "folders": folders]
-        #expect(format("%@ has %#@files@ in %#@folders@", ["Ann", 1, 2], variables: variables) == "Ann has one file in 2 folders")
-        #expect(format("%@ has %#@files@ in %#@folders@", ["Ann", 3, 1], variables: variables) == "Ann has 3 files in 1 folder")
+        #expect(
+            format("%@ has %#@files@ in %#@folders@", ["Ann", 1, 2], variables: variables)
+                == "Ann has one file in 2 folders")
+        #expect(
+            format("%@ has %#@files@ in %#@folders@", ["Ann", 3, 1], variables: variables)
+                == "Ann has 3 files in 1 folder")
         #expect(format("%#@files@, owner %@", [1, "Bob"], variables: variables) == "one file, owner Bob")
     }
 
@@ -80,7 +86,9 @@ private let comment = PluralVariable(variants: [.one: "%u Comment", .other: "%u 
     }
 
     @Test func pluralVariantsFollowTheLocalesRules() {
-        let russian = PluralVariable(variants: [.one: "%u файл", .few: "%u файла", .many: "%u файлов", .other: "%u файла"])
+        let russian = PluralVariable(variants: [
+            .one: "%u файл", .few: "%u файла", .many: "%u файлов", .other: "%u файла",
+        ])
         #expect(format("%#@f@", [21], variables: ["f": russian], locale: "ru") == "21 файл")
         #expect(format("%#@f@", [22], variables: ["f": russian], locale: "ru") == "22 файла")
         #expect(format("%#@f@", [25], variables: ["f": russian], locale: "ru_RU") == "25 файлов")

@@ -89,7 +89,9 @@ struct DecisionInvariantTests {
                 #expect(decision.effectiveLevel == .critical, "\(scenario)")
             }
             #expect(decision.effectiveLevel.rank <= scenario.notification.level.rank)
-            #expect(!decision.reasons.isEmpty || decision.disposition == .alerted || decision.disposition == .listedSilently)
+            #expect(
+                !decision.reasons.isEmpty || decision.disposition == .alerted || decision.disposition == .listedSilently
+            )
         }
     }
 

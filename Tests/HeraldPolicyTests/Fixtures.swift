@@ -9,7 +9,8 @@ enum Fixture {
     static let demoID = "com.example.demo"
     static let chatID = "com.example.chat"
 
-    static let demo = App(bundleID: demoID, teamID: "TEAM123456", name: "Demo", entitlements: Entitlements(), createdAt: now)
+    static let demo = App(
+        bundleID: demoID, teamID: "TEAM123456", name: "Demo", entitlements: Entitlements(), createdAt: now)
     /// An app with every entitlement: time-sensitive, critical alerts, communication.
     static let chat = App(
         bundleID: chatID, teamID: "TEAM123456", name: "Chat",
@@ -26,7 +27,8 @@ enum Fixture {
         FocusMode(
             id: "work", name: "Work", kind: .work, filterMode: filterMode,
             allowedApps: filterMode == .allowFrom ? apps : [], allowedPeople: filterMode == .allowFrom ? people : [],
-            silencedApps: filterMode == .silenceFrom ? apps : [], silencedPeople: filterMode == .silenceFrom ? people : [],
+            silencedApps: filterMode == .silenceFrom ? apps : [],
+            silencedPeople: filterMode == .silenceFrom ? people : [],
             allowsTimeSensitive: allowsTimeSensitive
         )
     }
@@ -69,7 +71,8 @@ struct Scenario: Sendable, CustomStringConvertible {
     }
 
     func sentences(_ decision: Decision) -> [String] {
-        let context = ExplanationContext(notification: notification, app: app, focus: focus, device: device, decision: decision)
+        let context = ExplanationContext(
+            notification: notification, app: app, focus: focus, device: device, decision: decision)
         return decision.explanations(context).map(\.sentence)
     }
 

@@ -23,10 +23,13 @@ struct FocusAndSummaryRuleTests {
         #expect(scenario.decide().disposition == .alerted)
     }
 
-    @Test("Phone numbers: a Focus that allows +1 (555) 010-0200 lets the call through however the number is written", arguments: [
-        "15550100200", "+15550100200", "+1 555 010 0200", "1-555-010-0200", "555-010-0200", "(555) 010-0200", "5550100200",
-        "+1 (555) 010-0200", "0015550100200",
-    ])
+    @Test(
+        "Phone numbers: a Focus that allows +1 (555) 010-0200 lets the call through however the number is written",
+        arguments: [
+            "15550100200", "+15550100200", "+1 555 010 0200", "1-555-010-0200", "555-010-0200", "(555) 010-0200",
+            "5550100200",
+            "+1 (555) 010-0200", "0015550100200",
+        ])
     func phoneFormsMatch(sender: String) {
         var scenario = Scenario.chat
         scenario.notification.isCommunication = true
@@ -39,10 +42,13 @@ struct FocusAndSummaryRuleTests {
         #expect(handle.matches(Fixture.bob) && Fixture.bob.matches(handle), "matching is symmetric")
     }
 
-    @Test("Phone numbers: another country code, another number with the same last digits, or too few digits is someone else", arguments: [
-        "+44 555 010 0200", "+61 555 010 0200", "+7 555 010 0200", "25550100200", "+1 (555) 010-0201", "+1 (444) 010-0200",
-        "(444) 010-0200", "10-0200", "0200", "+", "",
-    ])
+    @Test(
+        "Phone numbers: another country code, another number with the same last digits, or too few digits is someone else",
+        arguments: [
+            "+44 555 010 0200", "+61 555 010 0200", "+7 555 010 0200", "25550100200", "+1 (555) 010-0201",
+            "+1 (444) 010-0200",
+            "(444) 010-0200", "10-0200", "0200", "+", "",
+        ])
     func phoneFormsDoNotMatch(sender: String) {
         var scenario = Scenario.chat
         scenario.notification.isCommunication = true
@@ -65,7 +71,9 @@ struct FocusAndSummaryRuleTests {
         #expect(PersonHandle("010-0200", kind: .phoneNumber).matches(Fixture.bob))
         #expect(!PersonHandle("10-0200", kind: .phoneNumber).matches(Fixture.bob))
         // Two numbers written with their country code are the same only with the same digits.
-        #expect(!PersonHandle("+1 555 010 0200", kind: .phoneNumber).matches(PersonHandle("+61 555 010 0200", kind: .phoneNumber)))
+        #expect(
+            !PersonHandle("+1 555 010 0200", kind: .phoneNumber).matches(
+                PersonHandle("+61 555 010 0200", kind: .phoneNumber)))
         // Phone numbers never match another kind of handle.
         #expect(!PersonHandle("15550100200", kind: .appSpecific).matches(Fixture.bob))
     }
@@ -114,7 +122,8 @@ struct FocusAndSummaryRuleTests {
         var scenario = Scenario.chat
         scenario.notification.isCommunication = true
         scenario.notification.sender = Fixture.alice
-        scenario.focus = Fixture.on(Fixture.work(filterMode: .silenceFrom, apps: [Fixture.demoID], people: [Fixture.bob]))
+        scenario.focus = Fixture.on(
+            Fixture.work(filterMode: .silenceFrom, apps: [Fixture.demoID], people: [Fixture.bob]))
         #expect(scenario.decide().disposition == .alerted)
         #expect(Array(scenario.decide().reasons) == [.focusAppNotSilenced])
 
@@ -159,9 +168,10 @@ struct FocusAndSummaryRuleTests {
         critical.notification.level = .critical
         critical.notification.criticalVolume = 0.5
         critical.device.isRingerSilent = true
-        #expect(critical.sentences(critical.decide()) == [
-            "Sound played at 50% volume although the ringer is silent: critical alerts bypass it.",
-        ])
+        #expect(
+            critical.sentences(critical.decide()) == [
+                "Sound played at 50% volume although the ringer is silent: critical alerts bypass it."
+            ])
     }
 
     @Test("Every reason code has its own sentence")

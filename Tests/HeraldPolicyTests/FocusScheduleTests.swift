@@ -14,12 +14,16 @@ struct FocusScheduleTests {
         return calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
     }
 
-    let work = FocusMode(id: "work", name: "Work", kind: .work, schedules: [
-        FocusSchedule(days: .weekdays, start: TimeOfDay(hour: 9), end: TimeOfDay(hour: 17)),
-    ])
-    let sleep = FocusMode(id: "sleep", name: "Sleep", kind: .sleep, schedules: [
-        FocusSchedule(days: [.friday], start: TimeOfDay(hour: 22), end: TimeOfDay(hour: 7)),
-    ])
+    let work = FocusMode(
+        id: "work", name: "Work", kind: .work,
+        schedules: [
+            FocusSchedule(days: .weekdays, start: TimeOfDay(hour: 9), end: TimeOfDay(hour: 17))
+        ])
+    let sleep = FocusMode(
+        id: "sleep", name: "Sleep", kind: .sleep,
+        schedules: [
+            FocusSchedule(days: [.friday], start: TimeOfDay(hour: 22), end: TimeOfDay(hour: 7))
+        ])
 
     @Test("A weekday schedule is on inside its hours, off outside and at the weekend")
     func weekdaySchedule() {
@@ -47,9 +51,11 @@ struct FocusScheduleTests {
     func dayInZone() {
         // Friday 23:30 in Berlin is already Saturday in Tokyo and still Friday in UTC.
         let instant = berlin(2027, 1, 15, 23, 30)
-        let lateWork = FocusMode(id: "late", name: "Late", schedules: [
-            FocusSchedule(days: [.friday], start: TimeOfDay(hour: 23), end: TimeOfDay(hour: 23, minute: 59)),
-        ])
+        let lateWork = FocusMode(
+            id: "late", name: "Late",
+            schedules: [
+                FocusSchedule(days: [.friday], start: TimeOfDay(hour: 23), end: TimeOfDay(hour: 23, minute: 59))
+            ])
         #expect(FocusModes([lateWork]).active(at: instant, in: berlin) != nil)
         #expect(FocusModes([lateWork]).active(at: instant, in: TimeZone(identifier: "Asia/Tokyo")!) == nil)
     }
@@ -80,9 +86,11 @@ struct FocusScheduleTests {
 
     @Test("Overlapping schedules: the window that started last wins")
     func overlappingSchedules() {
-        let evening = FocusMode(id: "evening", name: "Evening", schedules: [
-            FocusSchedule(days: .everyDay, start: TimeOfDay(hour: 16), end: TimeOfDay(hour: 20)),
-        ])
+        let evening = FocusMode(
+            id: "evening", name: "Evening",
+            schedules: [
+                FocusSchedule(days: .everyDay, start: TimeOfDay(hour: 16), end: TimeOfDay(hour: 20))
+            ])
         let modes = FocusModes([evening, work])
         #expect(modes.active(at: berlin(2027, 1, 15, 15), in: berlin)?.mode.id == "work")
         #expect(modes.active(at: berlin(2027, 1, 15, 16, 30), in: berlin)?.mode.id == "evening")
@@ -99,9 +107,11 @@ struct FocusScheduleTests {
     @Test("Across a DST change a schedule keeps its wall-clock hours")
     func dstSchedule() {
         // Berlin moves to summer time on 2027-03-28 (a Sunday).
-        let daily = FocusMode(id: "d", name: "D", schedules: [
-            FocusSchedule(days: .everyDay, start: TimeOfDay(hour: 1), end: TimeOfDay(hour: 4)),
-        ])
+        let daily = FocusMode(
+            id: "d", name: "D",
+            schedules: [
+                FocusSchedule(days: .everyDay, start: TimeOfDay(hour: 1), end: TimeOfDay(hour: 4))
+            ])
         let active = FocusModes([daily]).active(at: berlin(2027, 3, 28, 3, 30), in: berlin)
         #expect(active?.since == berlin(2027, 3, 28, 1) && active?.until == berlin(2027, 3, 28, 4))
         let length = active.flatMap { focus in focus.until.map { $0.timeIntervalSince(focus.since) } }
@@ -111,9 +121,13 @@ struct FocusScheduleTests {
     @Test("Person handles normalise phone numbers and e-mail addresses")
     func handles() {
         #expect(PersonHandle("+1 (555) 010-0200", kind: .phoneNumber).value == "+15550100200")
-        #expect(PersonHandle("+1 555 010 0200", kind: .phoneNumber).matches(PersonHandle("555.010.0200", kind: .phoneNumber)))
+        #expect(
+            PersonHandle("+1 555 010 0200", kind: .phoneNumber).matches(
+                PersonHandle("555.010.0200", kind: .phoneNumber)))
         #expect(!PersonHandle("0200", kind: .phoneNumber).matches(PersonHandle("+1 555 010 0200", kind: .phoneNumber)))
-        #expect(PersonHandle(" Alice@Example.COM", kind: .emailAddress) == PersonHandle("alice@example.com", kind: .emailAddress))
+        #expect(
+            PersonHandle(" Alice@Example.COM", kind: .emailAddress)
+                == PersonHandle("alice@example.com", kind: .emailAddress))
         #expect(PersonHandle("Alice", kind: .appSpecific) != PersonHandle("alice", kind: .appSpecific))
         #expect(PersonHandle("a@b.c", kind: .emailAddress) != PersonHandle("a@b.c", kind: .appSpecific))
     }

@@ -38,7 +38,9 @@ struct HeldNotificationsPropertyTests {
                 switch action {
                 case .redecide(let facts, _, _): decideAndRecord(facts)
                 case .deliverDigest(let digest):
-                    for facts in digest.apps.flatMap(\.notifications) { outcomes[facts.id, default: []].append("digest") }
+                    for facts in digest.apps.flatMap(\.notifications) {
+                        outcomes[facts.id, default: []].append("digest")
+                    }
                 case .replaced: Issue.record("no collapse ids were sent")
                 }
             }
@@ -51,7 +53,8 @@ struct HeldNotificationsPropertyTests {
                 let id = "n\(arrived.count)"
                 arrived.append(id)
                 let levels: [InterruptionLevel] = [.passive, .active, .timeSensitive, .critical]
-                var facts = NotificationFacts(id: id, bundleID: op & 0x100 == 0 ? Fixture.chatID : Fixture.demoID, receivedAt: clock)
+                var facts = NotificationFacts(
+                    id: id, bundleID: op & 0x100 == 0 ? Fixture.chatID : Fixture.demoID, receivedAt: clock)
                 facts.level = levels[Int(op >> 3) % 4]
                 facts.isCommunication = op & 0x20 != 0
                 facts.sender = op & 0x40 != 0 ? Fixture.alice : Fixture.bob

@@ -6,8 +6,11 @@ import Testing
 /// The release rules: `HeldNotifications` as a state machine.
 @Suite("Held notifications")
 struct HeldNotificationsTests {
-    func held(_ id: String, for disposition: Disposition, app: String = Fixture.demoID, collapseID: String? = nil) -> HeldNotificationsEvent {
-        var facts = NotificationFacts(id: id, bundleID: app, collapseID: collapseID, expiry: .at(Fixture.now), receivedAt: Fixture.now)
+    func held(_ id: String, for disposition: Disposition, app: String = Fixture.demoID, collapseID: String? = nil)
+        -> HeldNotificationsEvent
+    {
+        var facts = NotificationFacts(
+            id: id, bundleID: app, collapseID: collapseID, expiry: .at(Fixture.now), receivedAt: Fixture.now)
         facts.relevanceScore = 0.5
         let decision = Decision(
             disposition: disposition, effectiveLevel: .active, focusID: disposition == .heldForFocus ? "work" : nil
@@ -27,14 +30,17 @@ struct HeldNotificationsTests {
         let later = Fixture.now.addingTimeInterval(600)
         let actions = machine.event(.focusEnded(modeID: "work", at: later))
         guard case .redecide(let facts, let cause, let at)? = actions.first, actions.count == 1 else {
-            Issue.record("expected one redecide, got \(actions)"); return
+            Issue.record("expected one redecide, got \(actions)")
+            return
         }
         #expect(facts.id == "f1" && cause == .focusEnded(modeID: "work") && at == later)
         #expect(facts.expiry == nil, "a held notification reached the device: its expiry no longer applies")
         #expect(machine.held.map(\.notification.id) == ["s1"])
     }
 
-    @Test("A released notification that would alert is listed quietly: no banner, no sound, no announcement; badge, lock screen, Notification Center and preview as decided")
+    @Test(
+        "A released notification that would alert is listed quietly: no banner, no sound, no announcement; badge, lock screen, Notification Center and preview as decided"
+    )
     func releasedQuietly() {
         var scenario = Scenario()
         scenario.notification.setsBadge = true
@@ -69,7 +75,8 @@ struct HeldNotificationsTests {
         let at = Fixture.now.addingTimeInterval(3600)
         let actions = machine.event(.summaryTimeArrived(at: at))
         guard case .deliverDigest(let digest)? = actions.first, actions.count == 1 else {
-            Issue.record("expected a digest, got \(actions)"); return
+            Issue.record("expected a digest, got \(actions)")
+            return
         }
         #expect(digest.count == 2 && digest.deliveredAt == at)
         #expect(machine.held.map(\.notification.id) == ["f1"])

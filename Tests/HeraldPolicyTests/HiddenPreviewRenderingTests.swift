@@ -11,13 +11,19 @@ struct HiddenPreviewRenderingTests {
         scenario.preferences.showPreviews = .never
         scenario.device.locale = "ar"
         scenario.notification.threadCount = 3
-        guard case .hidden(let preview) = scenario.decide().preview else { Issue.record("not hidden"); return }
+        guard case .hidden(let preview) = scenario.decide().preview else {
+            Issue.record("not hidden")
+            return
+        }
         let localizations = AppLocalizations()
         #expect(preview.body(localizations: localizations) == "3 إشعارات")
 
         scenario.device.locale = "en"
         scenario.notification.hiddenPreviewsPlaceholder = "%u new comments"
-        guard case .hidden(let english) = scenario.decide().preview else { Issue.record("not hidden"); return }
+        guard case .hidden(let english) = scenario.decide().preview else {
+            Issue.record("not hidden")
+            return
+        }
         #expect(english.body(localizations: localizations) == "3 new comments")
     }
 }

@@ -6,10 +6,12 @@ import Testing
 /// The docs/delivery-policy.md rows for authorization and interruption levels.
 @Suite("Delivery policy: authorization and levels")
 struct LevelRuleTests {
-    @Test("Denied or not-determined authorization: not delivered", arguments: [
-        (AuthorizationStatus.denied, ReasonCode.authorizationDenied),
-        (.notDetermined, .authorizationNotDetermined),
-    ])
+    @Test(
+        "Denied or not-determined authorization: not delivered",
+        arguments: [
+            (AuthorizationStatus.denied, ReasonCode.authorizationDenied),
+            (.notDetermined, .authorizationNotDetermined),
+        ])
     func unauthorizedIsNotDelivered(status: AuthorizationStatus, reason: ReasonCode) {
         var scenario = Scenario.chat
         scenario.settings.authorizationStatus = status
@@ -20,11 +22,14 @@ struct LevelRuleTests {
         #expect(!decision.sound.plays && decision.banner == .none && !decision.announce)
     }
 
-    @Test("An interruption level the policy does not recognise: treated as active (critical with a critical-alert sound), and said so")
+    @Test(
+        "An interruption level the policy does not recognise: treated as active (critical with a critical-alert sound), and said so"
+    )
     func unrecognizedLevel() throws {
         func facts(_ aps: String) throws -> NotificationFacts {
             NotificationFacts(
-                id: "n1", bundleID: Fixture.chatID, payload: try NotificationPayload(json: Data(#"{"aps":\#(aps)}"#.utf8)),
+                id: "n1", bundleID: Fixture.chatID,
+                payload: try NotificationPayload(json: Data(#"{"aps":\#(aps)}"#.utf8)),
                 receivedAt: Fixture.now
             )
         }
@@ -34,17 +39,27 @@ struct LevelRuleTests {
         let decision = scenario.decide()
         #expect(decision.disposition == .alerted && decision.effectiveLevel == .active)
         #expect(Array(decision.reasons) == [.interruptionLevelUnrecognized])
-        #expect(scenario.sentences(decision) == [#"Treated as active: the interruption level "urgent" is not one iOS recognises (passive, active, time-sensitive, critical)."#])
+        #expect(
+            scenario.sentences(decision) == [
+                #"Treated as active: the interruption level "urgent" is not one iOS recognises (passive, active, time-sensitive, critical)."#
+            ])
 
         // With a critical-alert sound it counts as critical, and still says the level was not recognised
-        scenario.notification = try facts(#"{"alert":"Hi","sound":{"critical":1,"name":"default"},"interruption-level":"Critical"}"#)
+        scenario.notification = try facts(
+            #"{"alert":"Hi","sound":{"critical":1,"name":"default"},"interruption-level":"Critical"}"#)
         let critical = scenario.decide()
         #expect(critical.effectiveLevel == .critical && critical.sound.bypassesRinger)
         #expect(Array(critical.reasons) == [.interruptionLevelUnrecognized])
-        #expect(scenario.sentences(critical) == [#"Treated as critical: the interruption level "Critical" is not one iOS recognises (passive, active, time-sensitive, critical), and the sound is a critical alert."#])
+        #expect(
+            scenario.sentences(critical) == [
+                #"Treated as critical: the interruption level "Critical" is not one iOS recognises (passive, active, time-sensitive, critical), and the sound is a critical alert."#
+            ])
 
         // Without the level as sent, the sentence still says what happened
-        #expect(ReasonCode.interruptionLevelUnrecognized.explanation(ExplanationContext(appName: "Chat")) == "The interruption level sent is not one iOS recognises (passive, active, time-sensitive, critical): treated as active, or as critical with a critical-alert sound.")
+        #expect(
+            ReasonCode.interruptionLevelUnrecognized.explanation(ExplanationContext(appName: "Chat"))
+                == "The interruption level sent is not one iOS recognises (passive, active, time-sensitive, critical): treated as active, or as critical with a critical-alert sound."
+        )
 
         // A known level, or none, records nothing of the kind
         for aps in [#"{"alert":"Hi","interruption-level":"time-sensitive"}"#, #"{"alert":"Hi"}"#] {

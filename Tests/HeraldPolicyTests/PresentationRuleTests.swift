@@ -152,11 +152,15 @@ struct PresentationRuleTests {
         scenario.notification.hiddenPreviewsPlaceholder = "%u new comments"
         scenario.notification.threadCount = 3
         scenario.notification.categoryOptions = [.hiddenPreviewsShowTitle]
-        let expected = HiddenPreview(placeholder: "%u new comments", threadCount: 3, locale: "ar", showsTitle: true, showsSubtitle: false)
+        let expected = HiddenPreview(
+            placeholder: "%u new comments", threadCount: 3, locale: "ar", showsTitle: true, showsSubtitle: false)
         #expect(scenario.decide().preview == .hidden(expected))
 
         scenario.device.locale = nil
-        guard case .hidden(let preview) = scenario.decide().preview else { Issue.record("not hidden"); return }
+        guard case .hidden(let preview) = scenario.decide().preview else {
+            Issue.record("not hidden")
+            return
+        }
         #expect(preview.locale == "en")
     }
 

@@ -28,7 +28,9 @@ extension Scenario {
         self.init()
         let levels: [InterruptionLevel] = [.active, .passive, .timeSensitive, .critical]
         notification.level = r.pick(levels, width: 2)
-        settings.authorizationStatus = r.pick([.authorized, .provisional, .denied, .notDetermined, .ephemeral, .authorized, .authorized, .authorized], width: 3)
+        settings.authorizationStatus = r.pick(
+            [.authorized, .provisional, .denied, .notDetermined, .ephemeral, .authorized, .authorized, .authorized],
+            width: 3)
         app.entitlements = Entitlements(timeSensitive: r.flag(), criticalAlerts: r.flag(), communication: r.flag())
         settings.timeSensitive = r.flag() ? .disabled : .enabled
         settings.criticalAlerts = r.flag() ? .enabled : .notSupported
@@ -41,15 +43,20 @@ extension Scenario {
         settings.announcement = r.pick([.notSupported, .enabled, .disabled, .notSupported], width: 2)
         settings.carPlay = r.flag() ? .disabled : .enabled
         notification.isCommunication = r.flag()
-        notification.sender = r.pick([nil, Fixture.alice, Fixture.bob, PersonHandle("dave", kind: .appSpecific)], width: 2)
+        notification.sender = r.pick(
+            [nil, Fixture.alice, Fixture.bob, PersonHandle("dave", kind: .appSpecific)], width: 2)
         notification.requestsSound = !r.flag()
         notification.setsBadge = r.flag()
         notification.criticalVolume = r.pick([nil, 0.25, 1, 0], width: 2)
-        notification.expiry = r.pick([nil, .immediately, .at(Fixture.now.addingTimeInterval(-1)), .at(Fixture.now)], width: 2)
+        notification.expiry = r.pick(
+            [nil, .immediately, .at(Fixture.now.addingTimeInterval(-1)), .at(Fixture.now)], width: 2)
         if r.flag() {
             let people: Set<PersonHandle> = r.flag() ? [Fixture.alice] : []
             let apps: Set<String> = r.flag() ? [Fixture.demoID] : []
-            focus = Fixture.on(Fixture.work(filterMode: r.flag() ? .silenceFrom : .allowFrom, apps: apps, people: people, allowsTimeSensitive: r.flag()))
+            focus = Fixture.on(
+                Fixture.work(
+                    filterMode: r.flag() ? .silenceFrom : .allowFrom, apps: apps, people: people,
+                    allowsTimeSensitive: r.flag()))
         }
         if r.flag() {
             summary = Fixture.summary(apps: r.flag() ? [Fixture.demoID] : [])

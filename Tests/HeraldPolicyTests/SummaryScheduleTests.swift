@@ -50,7 +50,8 @@ struct SummaryScheduleTests {
         #expect(throws: SummaryScheduleError.self) {
             try SummarySchedule(times: (0..<13).map { TimeOfDay(hour: $0) })
         }
-        let data = Data(#"{"times":[\#((0..<13).map { #"{"hour":\#($0),"minute":0}"# }.joined(separator: ","))],"apps":[]}"#.utf8)
+        let data = Data(
+            #"{"times":[\#((0..<13).map { #"{"hour":\#($0),"minute":0}"# }.joined(separator: ","))],"apps":[]}"#.utf8)
         #expect(throws: (any Error).self) { try JSONDecoder().decode(SummarySchedule.self, from: data) }
     }
 }

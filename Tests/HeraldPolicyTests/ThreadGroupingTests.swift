@@ -32,7 +32,10 @@ struct ThreadGroupingTests {
         #expect(Self.shape(byApp) == ["chat/-:m1,m2,m3,m4", "photos/-:p1,p2"])
         #expect(byApp[0].grouping == .byApp && byApp[0].summaryArguments == ["Bo"])
         let off = NotificationThreads.group(Self.entries) { $0 == "chat" ? .off : .automatic }
-        #expect(Self.shape(off) == ["chat/chat-1:m1", "photos/-:p1,p2", "chat/chat-2:m2", "chat/chat-1:m3", "chat/chat-1:m4"])
+        #expect(
+            Self.shape(off) == [
+                "chat/chat-1:m1", "photos/-:p1,p2", "chat/chat-2:m2", "chat/chat-1:m3", "chat/chat-1:m4",
+            ])
         #expect(off.allSatisfy { $0.bundleID != "chat" || $0.summaryCount == 0 })
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldPolicy
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 @Suite("App badges")
 struct AppBadgeTests {
@@ -13,7 +14,8 @@ struct AppBadgeTests {
         app: String = Fixture.appID, device: String = Fixture.deviceID, at seconds: Int64 = 0
     ) -> StoredNotification {
         let payload = badge.map { #"{"aps":{"alert":"hi","badge":\#($0)}}"# } ?? #"{"aps":{"alert":"hi"}}"#
-        var notification = Fixture.notification(id, device: device, app: app, receivedAt: Fixture.time(seconds), payload: payload)
+        var notification = Fixture.notification(
+            id, device: device, app: app, receivedAt: Fixture.time(seconds), payload: payload)
         notification.decision = decision(disposition, badge: applies)
         return notification
     }
@@ -34,7 +36,8 @@ struct AppBadgeTests {
         let samples: [StoredNotification] = [
             Self.push("a", badge: "3"), Self.push("b", badge: "0"), Self.push("c", badge: nil),
             Self.push("d", badge: "4", applies: false), Self.push("e", badge: "\"7\""), Self.push("f", badge: "true"),
-            Self.push("g", badge: "5", .notDelivered, applies: false), Self.push("h", badge: "6", .heldForFocus, applies: false),
+            Self.push("g", badge: "5", .notDelivered, applies: false),
+            Self.push("h", badge: "6", .heldForFocus, applies: false),
         ]
         for sample in samples {
             var carrying = sample

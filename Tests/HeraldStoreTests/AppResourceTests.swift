@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Categories and localization files")
 struct AppResourceTests {
-    let message = #"{"actions":[{"identifier":"reply","options":["foreground"],"title":"Reply"}],"hiddenPreviewsBodyPlaceholder":"%u new messages","identifier":"MESSAGE"}"#
+    let message =
+        #"{"actions":[{"identifier":"reply","options":["foreground"],"title":"Reply"}],"hiddenPreviewsBodyPlaceholder":"%u new messages","identifier":"MESSAGE"}"#
     let invite = #"{"actions":[],"identifier":"INVITE"}"#
 
     @Test func categoriesAreKeptPerAppAsGiven() async throws {
@@ -15,17 +16,21 @@ struct AppResourceTests {
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "INVITE", json: invite)
         try await store.upsertCategory(bundleID: Fixture.otherAppID, identifier: "MESSAGE", json: "{}")
 
-        #expect(try await store.categories(bundleID: Fixture.appID) == [
-            CategoryRecord(bundleID: Fixture.appID, identifier: "INVITE", json: invite),
-            CategoryRecord(bundleID: Fixture.appID, identifier: "MESSAGE", json: message),
-        ])
+        #expect(
+            try await store.categories(bundleID: Fixture.appID) == [
+                CategoryRecord(bundleID: Fixture.appID, identifier: "INVITE", json: invite),
+                CategoryRecord(bundleID: Fixture.appID, identifier: "MESSAGE", json: message),
+            ])
         #expect(try await store.category(bundleID: Fixture.appID, identifier: "MESSAGE")?.json == message)
         #expect(try await store.category(bundleID: Fixture.otherAppID, identifier: "MESSAGE")?.json == "{}")
         #expect(try await store.category(bundleID: Fixture.otherAppID, identifier: "INVITE") == nil)
 
         // Registering it again replaces it; deleting removes it once
-        try await store.upsertCategory(bundleID: Fixture.appID, identifier: "MESSAGE", json: #"{"identifier":"MESSAGE","actions":[]}"#)
-        #expect(try await store.category(bundleID: Fixture.appID, identifier: "MESSAGE")?.json == #"{"identifier":"MESSAGE","actions":[]}"#)
+        try await store.upsertCategory(
+            bundleID: Fixture.appID, identifier: "MESSAGE", json: #"{"identifier":"MESSAGE","actions":[]}"#)
+        #expect(
+            try await store.category(bundleID: Fixture.appID, identifier: "MESSAGE")?.json
+                == #"{"identifier":"MESSAGE","actions":[]}"#)
         #expect(try await store.deleteCategory(bundleID: Fixture.appID, identifier: "INVITE"))
         #expect(try await store.deleteCategory(bundleID: Fixture.appID, identifier: "INVITE") == false)
         #expect(try await store.categories(bundleID: Fixture.appID).map(\.identifier) == ["MESSAGE"])
@@ -35,10 +40,18 @@ struct AppResourceTests {
     @Test func aCategoryMustBeAJSONObjectOfAKnownApp() async throws {
         let store = try await Fixture.makePolicyStore()
         let invalid: [StoreError?] = [
-            await #expect(throws: StoreError.self) { try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "{\"a\":") },
-            await #expect(throws: StoreError.self) { try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "[1, 2]") },
-            await #expect(throws: StoreError.self) { try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "") },
-            await #expect(throws: StoreError.self) { try await store.upsertCategory(bundleID: Fixture.appID, identifier: "", json: "{}") },
+            await #expect(throws: StoreError.self) {
+                try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "{\"a\":")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "[1, 2]")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.upsertCategory(bundleID: Fixture.appID, identifier: "", json: "{}")
+            },
         ]
         #expect(invalid.map(\.?.kind) == Array(repeating: .invalid, count: invalid.count))
         let missing = await #expect(throws: StoreError.self) {
@@ -53,7 +66,8 @@ struct AppResourceTests {
         // A UTF-16 .strings file (with its byte-order mark), as Xcode used to export them
         var utf16 = Data([0xFF, 0xFE])
         utf16.append(#""GREETING" = "Bonjour %@";"#.data(using: .utf16LittleEndian)!)
-        let stringsdict = Data("""
+        let stringsdict = Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>MESSAGES</key><dict>
             <key>NSStringLocalizedFormatKey</key><string>%#@count@</string>
@@ -62,19 +76,31 @@ struct AppResourceTests {
             <key>one</key><string>%d message</string><key>other</key><string>%d messages</string></dict>
             </dict></dict></plist>
             """.utf8)
-        let catalog = Data(#"{"sourceLanguage":"en","strings":{"BYE":{"localizations":{"de":{"stringUnit":{"state":"translated","value":"Tschüss"}}}}},"version":"1.0"}"#.utf8)
+        let catalog = Data(
+            #"{"sourceLanguage":"en","strings":{"BYE":{"localizations":{"de":{"stringUnit":{"state":"translated","value":"Tschüss"}}}}},"version":"1.0"}"#
+                .utf8)
 
-        try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings", data: utf16)
-        try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict", data: stringsdict)
-        try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "", kind: .xcstrings, name: "Localizable.xcstrings", data: catalog)
-        try await store.putLocalizationFile(bundleID: Fixture.otherAppID, locale: "fr", kind: .strings, name: "Localizable.strings", data: Data())
+        try await store.putLocalizationFile(
+            bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings", data: utf16)
+        try await store.putLocalizationFile(
+            bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict",
+            data: stringsdict)
+        try await store.putLocalizationFile(
+            bundleID: Fixture.appID, locale: "", kind: .xcstrings, name: "Localizable.xcstrings", data: catalog)
+        try await store.putLocalizationFile(
+            bundleID: Fixture.otherAppID, locale: "fr", kind: .strings, name: "Localizable.strings", data: Data())
 
         let files = try await store.localizationFiles(bundleID: Fixture.appID)
-        #expect(files == [
-            LocalizationFileRecord(bundleID: Fixture.appID, locale: "", kind: .xcstrings, name: "Localizable.xcstrings", data: catalog),
-            LocalizationFileRecord(bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict", data: stringsdict),
-            LocalizationFileRecord(bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings", data: utf16),
-        ])
+        #expect(
+            files == [
+                LocalizationFileRecord(
+                    bundleID: Fixture.appID, locale: "", kind: .xcstrings, name: "Localizable.xcstrings", data: catalog),
+                LocalizationFileRecord(
+                    bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict",
+                    data: stringsdict),
+                LocalizationFileRecord(
+                    bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings", data: utf16),
+            ])
 
         // What is read back localizes as the uploaded files do
         var localizations = AppLocalizations()
@@ -85,15 +111,25 @@ struct AppResourceTests {
             case .xcstrings: try localizations.addStringCatalog(file.data)
             }
         }
-        #expect(localizations.localizedString(key: "GREETING", arguments: [.string("Ada")], locale: "fr-FR") == "Bonjour Ada")
+        #expect(
+            localizations.localizedString(key: "GREETING", arguments: [.string("Ada")], locale: "fr-FR")
+                == "Bonjour Ada")
         #expect(localizations.localizedString(key: "MESSAGES", arguments: [.integer(1)], locale: "en") == "1 message")
         #expect(localizations.localizedString(key: "BYE", locale: "de") == "Tschüss")
 
         // Uploading again replaces the file; deleting removes it once
-        try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings", data: Data(#""GREETING" = "Salut";"#.utf8))
-        #expect(try await store.localizationFiles(bundleID: Fixture.appID).last?.data == Data(#""GREETING" = "Salut";"#.utf8))
-        #expect(try await store.deleteLocalizationFile(bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict"))
-        #expect(try await store.deleteLocalizationFile(bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict") == false)
+        try await store.putLocalizationFile(
+            bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "Localizable.strings",
+            data: Data(#""GREETING" = "Salut";"#.utf8))
+        #expect(
+            try await store.localizationFiles(bundleID: Fixture.appID).last?.data
+                == Data(#""GREETING" = "Salut";"#.utf8))
+        #expect(
+            try await store.deleteLocalizationFile(
+                bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict"))
+        #expect(
+            try await store.deleteLocalizationFile(
+                bundleID: Fixture.appID, locale: "en", kind: .stringsdict, name: "Localizable.stringsdict") == false)
         #expect(try await store.localizationFiles(bundleID: Fixture.appID).map(\.kind) == [.xcstrings, .strings])
         #expect(try await store.localizationFiles(bundleID: Fixture.otherAppID).map(\.data) == [Data()])
         #expect(try await store.localizationFiles(bundleID: "com.example.none").isEmpty)
@@ -103,15 +139,19 @@ struct AppResourceTests {
         let store = try await Fixture.makePolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
-                try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "", data: Data())
+                try await store.putLocalizationFile(
+                    bundleID: Fixture.appID, locale: "fr", kind: .strings, name: "", data: Data())
             },
             await #expect(throws: StoreError.self) {
-                try await store.putLocalizationFile(bundleID: Fixture.appID, locale: "", kind: .stringsdict, name: "Localizable.stringsdict", data: Data())
+                try await store.putLocalizationFile(
+                    bundleID: Fixture.appID, locale: "", kind: .stringsdict, name: "Localizable.stringsdict",
+                    data: Data())
             },
         ]
         #expect(invalid.map(\.?.kind) == [.invalid, .invalid])
         let missing = await #expect(throws: StoreError.self) {
-            try await store.putLocalizationFile(bundleID: "com.example.none", locale: "fr", kind: .strings, name: "Localizable.strings", data: Data())
+            try await store.putLocalizationFile(
+                bundleID: "com.example.none", locale: "fr", kind: .strings, name: "Localizable.strings", data: Data())
         }
         #expect(missing?.kind == .notFound)
         #expect(try await store.localizationFiles(bundleID: Fixture.appID).isEmpty)

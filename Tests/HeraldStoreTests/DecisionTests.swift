@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldPolicy
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 @Suite("Decisions")
 struct DecisionTests {
@@ -13,7 +14,9 @@ struct DecisionTests {
         let store = try await Fixture.makePolicyStore()
         var held = Fixture.decided("held", .heldForSummary)
         held.releasedAt = Fixture.time(2, milliseconds: 1)
-        let changes = try await store.insert([held, Fixture.decided("alerted", .alerted), Fixture.notification("undecided")])
+        let changes = try await store.insert([
+            held, Fixture.decided("alerted", .alerted), Fixture.notification("undecided"),
+        ])
 
         #expect(changes[0].disposition == .heldForSummary)
         #expect(changes[0].decision == Fixture.decision(.heldForSummary))
@@ -41,7 +44,8 @@ struct DecisionTests {
         _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
         let retried = try await store.insert([Fixture.decided("n", .alerted)])
         #expect(retried.first?.disposition == .alerted)
-        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n")?.decision == Fixture.decision(.alerted))
+        #expect(
+            try await store.notification(deviceID: Fixture.deviceID, id: "n")?.decision == Fixture.decision(.alerted))
         let undecided = try await store.insert([Fixture.notification("n")])
         #expect(undecided.first?.disposition == nil && undecided.first?.decision == nil)
     }
@@ -50,23 +54,29 @@ struct DecisionTests {
     func theDispositionColumnFollowsTheDecision() async throws {
         let store = try await Fixture.makePolicyStore()
         _ = try await store.insert([Fixture.decided("a", .heldForFocus, focusID: "work"), Fixture.notification("b")])
-        _ = try await store.updateDecision(deviceID: Fixture.deviceID, id: "a", decision: Fixture.decision(.alerted), releasedAt: nil, at: now)
+        _ = try await store.updateDecision(
+            deviceID: Fixture.deviceID, id: "a", decision: Fixture.decision(.alerted), releasedAt: nil, at: now)
         let columns = try await (try #require(store as? SQLiteStore)).writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, disposition FROM notifications ORDER BY id").map { [$0["id"] as String, $0["disposition"] as String?] }
+            try Row.fetchAll(db, sql: "SELECT id, disposition FROM notifications ORDER BY id").map {
+                [$0["id"] as String, $0["disposition"] as String?]
+            }
         }
         #expect(columns == [["a", "alerted"], ["b", nil]])
     }
 
     @Test func updatingTheDecisionTakesANewSeqTheStreamShows() async throws {
         let store = try await Fixture.makePolicyStore()
-        _ = try await store.insert([Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted)])
+        _ = try await store.insert([
+            Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted),
+        ])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "held", at: Fixture.time(1))
 
         // When the Focus ends and the notification is decided again
-        let released = try #require(try await store.updateDecision(
-            deviceID: Fixture.deviceID, id: "held", decision: Fixture.decision(.alerted),
-            releasedAt: Fixture.time(10, milliseconds: 3), at: Fixture.time(10)
-        ))
+        let released = try #require(
+            try await store.updateDecision(
+                deviceID: Fixture.deviceID, id: "held", decision: Fixture.decision(.alerted),
+                releasedAt: Fixture.time(10, milliseconds: 3), at: Fixture.time(10)
+            ))
 
         // Then the row changed with a new seq, keeping the rest of its state
         #expect(released.seq == 4)
@@ -88,7 +98,8 @@ struct DecisionTests {
 
         // A decision without a release time clears it
         let held = try await store.updateDecision(
-            deviceID: Fixture.deviceID, id: "held", decision: Fixture.decision(.heldForSummary), releasedAt: nil, at: Fixture.time(30)
+            deviceID: Fixture.deviceID, id: "held", decision: Fixture.decision(.heldForSummary), releasedAt: nil,
+            at: Fixture.time(30)
         )
         #expect(held?.seq == 5 && held?.releasedAt == nil && held?.disposition == .heldForSummary)
     }
@@ -98,9 +109,15 @@ struct DecisionTests {
         _ = try await store.insert([Fixture.decided("n", .alerted)])
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         let decision = Fixture.decision(.listedSilently)
-        #expect(try await store.updateDecision(deviceID: Fixture.deviceID, id: "n", decision: decision, releasedAt: nil, at: now) == nil)
-        #expect(try await store.updateDecision(deviceID: Fixture.deviceID, id: "nope", decision: decision, releasedAt: nil, at: now) == nil)
-        #expect(try await store.updateDecision(deviceID: Fixture.otherDeviceID, id: "n", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(
+            try await store.updateDecision(
+                deviceID: Fixture.deviceID, id: "n", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(
+            try await store.updateDecision(
+                deviceID: Fixture.deviceID, id: "nope", decision: decision, releasedAt: nil, at: now) == nil)
+        #expect(
+            try await store.updateDecision(
+                deviceID: Fixture.otherDeviceID, id: "n", decision: decision, releasedAt: nil, at: now) == nil)
         #expect(try await store.latestCursor() == 2)
     }
 
@@ -110,7 +127,8 @@ struct DecisionTests {
         _ = try await store.insert([
             Fixture.decided("summary-late", .heldForSummary, receivedAt: Fixture.time(30)),
             Fixture.decided("focus", .heldForFocus, receivedAt: Fixture.time(20), focusID: "work"),
-            Fixture.decided("summary-early", .heldForSummary, device: Fixture.otherDeviceID, receivedAt: Fixture.time(10)),
+            Fixture.decided(
+                "summary-early", .heldForSummary, device: Fixture.otherDeviceID, receivedAt: Fixture.time(10)),
             Fixture.decided("alerted", .alerted, receivedAt: Fixture.time(5)),
             Fixture.decided("removed", .heldForSummary, receivedAt: Fixture.time(1)),
             Fixture.notification("undecided", receivedAt: Fixture.time(2)),
@@ -123,9 +141,12 @@ struct DecisionTests {
         let summary = try await store.heldNotifications(deviceIDs: devices, dispositions: [.heldForSummary])
         #expect(summary.map(\.id) == ["summary-early", "summary-late"])
         #expect(summary.last?.readAt == Fixture.time(41))
-        let both = try await store.heldNotifications(deviceIDs: devices, dispositions: [.heldForSummary, .heldForFocus])
+        let both = try await store.heldNotifications(
+            deviceIDs: devices, dispositions: [.heldForSummary, .heldForFocus])
         #expect(both.map(\.id) == ["summary-early", "focus", "summary-late"])
-        #expect(try await store.heldNotifications(deviceIDs: [Fixture.otherDeviceID], dispositions: [.heldForFocus]).isEmpty)
+        #expect(
+            try await store.heldNotifications(deviceIDs: [Fixture.otherDeviceID], dispositions: [.heldForFocus]).isEmpty
+        )
         #expect(try await store.heldNotifications(deviceIDs: [], dispositions: [.heldForFocus]).isEmpty)
         #expect(try await store.heldNotifications(deviceIDs: devices, dispositions: []).isEmpty)
 
@@ -142,7 +163,8 @@ struct DecisionTests {
         let store = try await Fixture.makeStore()
         let plan = try await store.writer.read { db in
             try Row.fetchAll(
-                db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.heldSQL, arguments: [#"["device-1"]"#, #"["heldForSummary"]"#]
+                db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.heldSQL,
+                arguments: [#"["device-1"]"#, #"["heldForSummary"]"#]
             ).map { $0["detail"] as String }
         }
         #expect(plan.contains { $0.contains("notifications_held") }, "plan: \(plan)")

@@ -1,14 +1,16 @@
 import Foundation
 import GRDB
 import HeraldCore
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 @Suite("Database file")
 struct DurabilityTests {
     /// A fresh directory for one test's database, removed afterwards by `body`'s caller.
     private func withDatabasePath(_ body: (String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "herald-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await body(directory.appendingPathComponent("herald.sqlite").path)
@@ -19,14 +21,17 @@ struct DurabilityTests {
             // Given a file database with a registry and a few notifications, closed cleanly
             let store = try SQLiteStore(path: path)
             try await Fixture.seed(store)
-            let token = DeviceTokenRecord(token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
+            let token = DeviceTokenRecord(
+                token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
             try await store.createDeviceToken(token)
             let writer = NotificationWriter(store: store) { _ in }
-            for index in 0 ..< 3 {
-                _ = try await writer.write(Fixture.notification("n\(index)", receivedAt: Fixture.time(Int64(index), milliseconds: 7)))
+            for index in 0..<3 {
+                _ = try await writer.write(
+                    Fixture.notification("n\(index)", receivedAt: Fixture.time(Int64(index), milliseconds: 7)))
             }
             _ = try await store.markRead(deviceID: Fixture.deviceID, id: "n0", at: Fixture.time(9, milliseconds: 999))
-            let before = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time())
+            let before = try await store.notifications(
+                deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time())
             try await store.close()
 
             // The write-ahead log was checkpointed into the database file
@@ -38,7 +43,9 @@ struct DurabilityTests {
 
             // Then everything is there, to the millisecond, and the sequence continues
             #expect(try await reopened.latestCursor() == 4)
-            #expect(try await reopened.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time()) == before)
+            #expect(
+                try await reopened.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time())
+                    == before)
             #expect(before.map(\.id) == ["n1", "n2", "n0"])
             #expect(before.last?.readAt == Fixture.time(9, milliseconds: 999))
             #expect(before.first?.receivedAt == Fixture.time(1, milliseconds: 7))
@@ -59,7 +66,7 @@ struct DurabilityTests {
                     foreignKeys: try Bool.fetchOne(db, sql: "PRAGMA foreign_keys")
                 )
             }
-            #expect(settings.synchronous == 2) // FULL
+            #expect(settings.synchronous == 2)  // FULL
             #expect(settings.journalMode == "wal")
             #expect(settings.foreignKeys == true)
             try await store.close()
@@ -85,7 +92,8 @@ struct DurabilityTests {
             try await pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (b BLOB)")
             }
-            let checkpointer = try WALCheckpointer(path: path, configuration: configuration, interval: 0.005, restartFrames: 64)
+            let checkpointer = try WALCheckpointer(
+                path: path, configuration: configuration, interval: 0.005, restartFrames: 64)
             checkpointer.start()
             // When 2,000 commits of 16 KiB each (32 MiB) follow each other
             let blob = Data(repeating: 7, count: 16 * 1024)

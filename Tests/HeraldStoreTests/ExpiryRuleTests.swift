@@ -1,7 +1,8 @@
 import Foundation
 import HeraldCore
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 /// `ExpiryRule` is the one expiry rule; the store's SQL filter repeats it for speed and must agree.
 @Suite("Expiry: one rule, and the store's SQL agrees with it")
@@ -12,7 +13,9 @@ struct ExpiryRuleTests {
         #expect(ExpiryRule.isDeliverable(expiration: nil, alreadyDelivered: false, toConnectedSession: false, now: now))
         #expect(ExpiryRule.isDeliverable(expiration: 100, alreadyDelivered: false, toConnectedSession: false, now: now))
         #expect(!ExpiryRule.isDeliverable(expiration: 99, alreadyDelivered: false, toConnectedSession: true, now: now))
-        #expect(!ExpiryRule.isDeliverable(expiration: 100, alreadyDelivered: false, toConnectedSession: false, now: now.addingTimeInterval(0.5)))
+        #expect(
+            !ExpiryRule.isDeliverable(
+                expiration: 100, alreadyDelivered: false, toConnectedSession: false, now: now.addingTimeInterval(0.5)))
         #expect(ExpiryRule.isDeliverable(expiration: 99, alreadyDelivered: true, toConnectedSession: false, now: now))
         #expect(!ExpiryRule.isDeliverable(expiration: 0, alreadyDelivered: false, toConnectedSession: false, now: now))
         #expect(ExpiryRule.isDeliverable(expiration: 0, alreadyDelivered: false, toConnectedSession: true, now: now))
@@ -25,15 +28,17 @@ struct ExpiryRuleTests {
         var rows: [StoredNotification] = []
         for (index, expiration) in ([nil, 0, 99, 100, 101] as [Int64?]).enumerated() {
             for delivered in [false, true] {
-                rows.append(Fixture.notification(
-                    "n\(index)-\(delivered)", expiration: expiration, deliveredAt: delivered ? Fixture.time(1) : nil
-                ))
+                rows.append(
+                    Fixture.notification(
+                        "n\(index)-\(delivered)", expiration: expiration, deliveredAt: delivered ? Fixture.time(1) : nil
+                    ))
             }
         }
         let stored = try await store.insert(rows)
         for seconds in [98.0, 99.5, 100, 100.001, 100.5, 101, 102] {
             let now = Date(timeIntervalSince1970: seconds)
-            let listed = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id)
+            let listed = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(
+                \.id)
             let expected = stored.filter { $0.isDeliverable(now: now) }.map(\.id)
             #expect(listed == expected, "at \(seconds)")
             let changes = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id)

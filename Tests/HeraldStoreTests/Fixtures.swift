@@ -28,9 +28,10 @@ enum Fixture {
     static func seed(_ store: some HeraldStore) async throws {
         try await store.createTeam(Team(teamID: teamID, name: "Example", createdAt: time()))
         for bundleID in [appID, otherAppID] {
-            try await store.createApp(App(
-                bundleID: bundleID, teamID: teamID, name: bundleID, entitlements: Entitlements(), createdAt: time()
-            ))
+            try await store.createApp(
+                App(
+                    bundleID: bundleID, teamID: teamID, name: bundleID, entitlements: Entitlements(), createdAt: time()
+                ))
         }
         try await store.createUser(User(userID: userID, name: "Ada", createdAt: time()), tokenDigest: tokenDigest)
         for deviceID in [deviceID, otherDeviceID] {

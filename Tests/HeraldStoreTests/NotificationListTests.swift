@@ -10,13 +10,16 @@ struct NotificationListTests {
     @Test func insertStoresABatchWithIncreasingSeqs() async throws {
         let store = try await Fixture.makeStore()
         let changes = try await store.insert([
-            Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c", device: Fixture.otherDeviceID),
+            Fixture.notification("a"), Fixture.notification("b"),
+            Fixture.notification("c", device: Fixture.otherDeviceID),
         ])
         #expect(changes.map(\.seq) == [1, 2, 3])
         #expect(changes.map(\.id) == ["a", "b", "c"])
         #expect(try await store.latestCursor() == 3)
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a") == changes[0])
-        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[0 ..< 2]))
+        #expect(
+            try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now)
+                == Array(changes[0..<2]))
         #expect(try await store.insert([]).isEmpty)
     }
 
@@ -30,7 +33,9 @@ struct NotificationListTests {
         ])
 
         // When a new one with the same collapse id arrives
-        let changes = try await store.insert([Fixture.notification("new", collapseID: "score", receivedAt: Fixture.time(5))])
+        let changes = try await store.insert([
+            Fixture.notification("new", collapseID: "score", receivedAt: Fixture.time(5))
+        ])
 
         // Then the old one becomes a tombstone removed at the new one's arrival, then the new one follows
         #expect(changes.map(\.id) == ["old", "new"])
@@ -38,8 +43,14 @@ struct NotificationListTests {
         #expect(changes[0].removedAt == Fixture.time(5))
         #expect(changes[0].receivedAt == Fixture.time(1))
         #expect(changes[1].removedAt == nil)
-        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).map(\.id) == ["other-app", "new"])
-        #expect(try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).map(\.id) == ["other-device"])
+        #expect(
+            try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).map(\.id) == [
+                "other-app", "new",
+            ])
+        #expect(
+            try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).map(\.id) == [
+                "other-device"
+            ])
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "old") == nil)
         let feed = try await store.changes(deviceID: Fixture.deviceID, after: 3, limit: 10, now: now)
         #expect(feed == changes)
@@ -54,7 +65,8 @@ struct NotificationListTests {
         #expect(changes.map(\.id) == ["first", "first", "second"])
         #expect(changes.map(\.seq) == [1, 2, 3])
         #expect(changes.map(\.isRemoved) == [false, true, false])
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
+        #expect(
+            try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
     }
 
     @Test func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt() async throws {
@@ -102,7 +114,7 @@ struct NotificationListTests {
 
         // When the provider retries with the same id (and collapse id), it neither duplicates nor tombstones itself
         let changes = try await store.insert([
-            Fixture.notification("n", collapseID: "c", receivedAt: Fixture.time(3), payload: #"{"aps":{"alert":"v2"}}"#),
+            Fixture.notification("n", collapseID: "c", receivedAt: Fixture.time(3), payload: #"{"aps":{"alert":"v2"}}"#)
         ])
         #expect(changes.count == 1)
         #expect(changes[0].seq == 4)
@@ -172,12 +184,14 @@ struct NotificationListTests {
         let all = try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now)
         #expect(all.map(\.id) == ["c", "b", "a", "d"])
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 8, limit: 100, now: now).isEmpty)
-        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: cursor, limit: 100, now: now).map(\.id) == ["b", "a"])
+        #expect(
+            try await store.notifications(deviceID: Fixture.deviceID, after: cursor, limit: 100, now: now).map(\.id)
+                == ["b", "a"])
     }
 
     @Test func expiredUndeliveredNotificationsAreLeftOut() async throws {
         let store = try await Fixture.makeStore()
-        let nowSeconds = Int64(now.timeIntervalSince1970) // the whole second before `now`
+        let nowSeconds = Int64(now.timeIntervalSince1970)  // the whole second before `now`
         try await store.insert([
             Fixture.notification("no-expiration"),
             Fixture.notification("future", expiration: nowSeconds + 60),
@@ -188,8 +202,11 @@ struct NotificationListTests {
             Fixture.notification("immediate-delivered", expiration: 0, deliveredAt: Fixture.time(1)),
         ])
         let expected = ["no-expiration", "future", "this-second", "expired-delivered", "immediate-delivered"]
-        #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id) == expected)
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id) == expected)
+        #expect(
+            try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id)
+                == expected)
+        #expect(
+            try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: now).map(\.id) == expected)
         // Earlier, "expired" was still deliverable; the store agrees with `isDeliverable(now:)`.
         let earlier = Date(timeIntervalSince1970: Double(nowSeconds))
         let listed = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 100, now: earlier)
@@ -230,7 +247,8 @@ struct NotificationListTests {
         let store = try await Fixture.makeStore()
         let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
         try await store.insert([
-            Fixture.notification("seen", expiration: expiration), Fixture.notification("gone", device: Fixture.otherDeviceID),
+            Fixture.notification("seen", expiration: expiration),
+            Fixture.notification("gone", device: Fixture.otherDeviceID),
             Fixture.notification("immediate", expiration: 0),
         ])
         let cursor = try await store.latestCursor()
@@ -240,7 +258,8 @@ struct NotificationListTests {
         try await store.markDelivered(deviceID: Fixture.deviceID, upTo: cursor, at: Fixture.time(10))
 
         // Then what it got stays listed after expiring, what came after the cursor does not; no seq moves
-        let afterExpiry = try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time(60))
+        let afterExpiry = try await store.notifications(
+            deviceID: Fixture.deviceID, after: 0, limit: 10, now: Fixture.time(60))
         #expect(afterExpiry.map(\.id) == ["seen"])
         #expect(afterExpiry.first?.deliveredAt == Fixture.time(10))
         #expect(afterExpiry.first?.seq == 1)
@@ -252,7 +271,9 @@ struct NotificationListTests {
     @Test func aBatchWithAnUnknownDeviceStoresNothing() async throws {
         let store = try await Fixture.makeStore()
         let error = await #expect(throws: StoreError.self) {
-            try await store.insert([Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device")])
+            try await store.insert([
+                Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device"),
+            ])
         }
         #expect(error?.kind == .notFound)
         #expect(error?.message.contains("hello") == false)

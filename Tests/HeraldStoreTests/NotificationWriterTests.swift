@@ -30,7 +30,7 @@ struct NotificationWriterTests {
 
         // When 2000 writers write at once
         let stored = try await withThrowingTaskGroup(of: StoredNotification.self) { group in
-            for index in 0 ..< count {
+            for index in 0..<count {
                 let device = index.isMultiple(of: 2) ? Fixture.deviceID : Fixture.otherDeviceID
                 group.addTask { try await writer.write(Fixture.notification("n\(index)", device: device)) }
             }
@@ -39,7 +39,7 @@ struct NotificationWriterTests {
 
         // Then all are committed, onCommit saw every seq once in increasing order, in fewer inserts
         let committed = await commits.batches().flatMap { $0 }
-        #expect(committed.map(\.seq) == Array(1 ... Int64(count)))
+        #expect(committed.map(\.seq) == Array(1...Int64(count)))
         #expect(Set(stored.map(\.seq)).count == count)
         let committedByID = Dictionary(uniqueKeysWithValues: committed.map { ($0.id, $0) })
         #expect(stored.allSatisfy { committedByID[$0.id] == $0 })
@@ -48,7 +48,8 @@ struct NotificationWriterTests {
         #expect(batchSizes.reduce(0, +) == count)
         #expect(batchSizes.allSatisfy { $0 <= 64 })
         #expect(try await spy.latestCursor() == Int64(count))
-        let listed = try await spy.notifications(deviceID: Fixture.deviceID, after: 0, limit: count, now: Fixture.time())
+        let listed = try await spy.notifications(
+            deviceID: Fixture.deviceID, after: 0, limit: count, now: Fixture.time())
         #expect(listed.count == count / 2)
     }
 
@@ -91,7 +92,7 @@ struct NotificationWriterTests {
 
         // When every insert fails, every writer gets the error
         let failures = await withTaskGroup(of: Bool.self) { group in
-            for index in 0 ..< 50 {
+            for index in 0..<50 {
                 group.addTask {
                     do {
                         _ = try await writer.write(Fixture.notification("n\(index)"))
@@ -153,7 +154,7 @@ struct NotificationWriterTests {
 
     /// Waits (at most 10 s) until `id` is in the store.
     private static func waitUntilStored(_ id: String, in store: any HeraldStore) async throws {
-        for _ in 0 ..< 1000 {
+        for _ in 0..<1000 {
             if try await store.notification(deviceID: Fixture.deviceID, id: id) != nil { return }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -21,8 +21,11 @@ extension Fixture {
 
     /// A second user with one device.
     static func seedOtherUser(_ store: some HeraldStore) async throws {
-        try await store.createUser(User(userID: otherUserID, name: "Grace", createdAt: time()), tokenDigest: String(repeating: "cd", count: 32))
-        try await store.createDevice(Device(deviceID: strangerDeviceID, userID: otherUserID, name: "other", createdAt: time()))
+        try await store.createUser(
+            User(userID: otherUserID, name: "Grace", createdAt: time()), tokenDigest: String(repeating: "cd", count: 32)
+        )
+        try await store.createDevice(
+            Device(deviceID: strangerDeviceID, userID: otherUserID, name: "other", createdAt: time()))
     }
 
     /// A decision as the push pipeline stores it.
@@ -66,7 +69,11 @@ extension Fixture {
 
     static let workFocus = FocusMode(
         id: "work", name: "Work", kind: .work, filterMode: .allowFrom,
-        allowedApps: [appID], allowedPeople: [PersonHandle("+1 (555) 010-0200", kind: .phoneNumber), PersonHandle("Boss@Example.com", kind: .emailAddress)],
+        allowedApps: [appID],
+        allowedPeople: [
+            PersonHandle("+1 (555) 010-0200", kind: .phoneNumber),
+            PersonHandle("Boss@Example.com", kind: .emailAddress),
+        ],
         allowsTimeSensitive: false,
         schedules: [FocusSchedule(days: .weekdays, start: TimeOfDay(hour: 9), end: TimeOfDay(hour: 17, minute: 30))],
         manual: .on(since: time(1, milliseconds: 5), until: time(3600))

@@ -35,7 +35,10 @@ struct RegistryTests {
         #expect(try await store.user(tokenDigest: String(repeating: "cd", count: 32)) == nil)
         #expect(try await store.device(id: Fixture.deviceID)?.userID == Fixture.userID)
         #expect(try await store.device(id: "nope") == nil)
-        #expect(try await store.devices(userID: Fixture.userID).map(\.deviceID) == [Fixture.deviceID, Fixture.otherDeviceID])
+        #expect(
+            try await store.devices(userID: Fixture.userID).map(\.deviceID) == [
+                Fixture.deviceID, Fixture.otherDeviceID,
+            ])
         #expect(try await store.devices(userID: "someone-else").isEmpty)
         #expect(try await store.devices(userID: nil).count == 2)
         #expect(try await store.deviceTokens(deviceID: Fixture.deviceID) == [token])
@@ -50,9 +53,11 @@ struct RegistryTests {
 
     @Test func creatingAnExistingRecordIsAConflict() async throws {
         let store = try await Fixture.makeStore()
-        let key = SigningKey(keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
+        let key = SigningKey(
+            keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
         try await store.createKey(key)
-        let token = DeviceTokenRecord(token: Fixture.token(7), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
+        let token = DeviceTokenRecord(
+            token: Fixture.token(7), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)
 
         let errors: [StoreError?] = [
@@ -61,19 +66,28 @@ struct RegistryTests {
             },
             await #expect(throws: StoreError.self) { try await store.createKey(key) },
             await #expect(throws: StoreError.self) {
-                try await store.createApp(App(bundleID: Fixture.appID, teamID: Fixture.teamID, name: "x", entitlements: Entitlements(), createdAt: Fixture.time()))
+                try await store.createApp(
+                    App(
+                        bundleID: Fixture.appID, teamID: Fixture.teamID, name: "x", entitlements: Entitlements(),
+                        createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createUser(User(userID: Fixture.userID, name: "x", createdAt: Fixture.time()), tokenDigest: "00")
+                try await store.createUser(
+                    User(userID: Fixture.userID, name: "x", createdAt: Fixture.time()), tokenDigest: "00")
             },
             await #expect(throws: StoreError.self) {
-                try await store.createUser(User(userID: "user-2", name: "x", createdAt: Fixture.time()), tokenDigest: Fixture.tokenDigest)
+                try await store.createUser(
+                    User(userID: "user-2", name: "x", createdAt: Fixture.time()), tokenDigest: Fixture.tokenDigest)
             },
             await #expect(throws: StoreError.self) {
-                try await store.createDevice(Device(deviceID: Fixture.deviceID, userID: Fixture.userID, name: "x", createdAt: Fixture.time()))
+                try await store.createDevice(
+                    Device(deviceID: Fixture.deviceID, userID: Fixture.userID, name: "x", createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createDeviceToken(DeviceTokenRecord(token: token.token, deviceID: Fixture.otherDeviceID, bundleID: Fixture.otherAppID, createdAt: Fixture.time()))
+                try await store.createDeviceToken(
+                    DeviceTokenRecord(
+                        token: token.token, deviceID: Fixture.otherDeviceID, bundleID: Fixture.otherAppID,
+                        createdAt: Fixture.time()))
             },
         ]
         #expect(errors.map(\.?.kind) == Array(repeating: .conflict, count: errors.count))
@@ -90,19 +104,32 @@ struct RegistryTests {
         let store = try await Fixture.makeStore()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
-                try await store.createKey(SigningKey(keyID: "KEY0000001", teamID: "NOTEAM0000", topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time()))
+                try await store.createKey(
+                    SigningKey(
+                        keyID: "KEY0000001", teamID: "NOTEAM0000", topics: nil, publicKeyPEM: "pem",
+                        createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createApp(App(bundleID: "com.example.new", teamID: "NOTEAM0000", name: "x", entitlements: Entitlements(), createdAt: Fixture.time()))
+                try await store.createApp(
+                    App(
+                        bundleID: "com.example.new", teamID: "NOTEAM0000", name: "x", entitlements: Entitlements(),
+                        createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createDevice(Device(deviceID: "device-9", userID: "nobody", name: "x", createdAt: Fixture.time()))
+                try await store.createDevice(
+                    Device(deviceID: "device-9", userID: "nobody", name: "x", createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createDeviceToken(DeviceTokenRecord(token: Fixture.token(1), deviceID: "device-9", bundleID: Fixture.appID, createdAt: Fixture.time()))
+                try await store.createDeviceToken(
+                    DeviceTokenRecord(
+                        token: Fixture.token(1), deviceID: "device-9", bundleID: Fixture.appID,
+                        createdAt: Fixture.time()))
             },
             await #expect(throws: StoreError.self) {
-                try await store.createDeviceToken(DeviceTokenRecord(token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: "com.example.none", createdAt: Fixture.time()))
+                try await store.createDeviceToken(
+                    DeviceTokenRecord(
+                        token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: "com.example.none",
+                        createdAt: Fixture.time()))
             },
         ]
         #expect(errors.map(\.?.kind) == Array(repeating: .notFound, count: errors.count))
@@ -112,15 +139,21 @@ struct RegistryTests {
 
     @Test func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly() async throws {
         let store = try await Fixture.makeStore()
-        let first = DeviceTokenRecord(token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
-        let otherApp = DeviceTokenRecord(token: Fixture.token(2), deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID, createdAt: Fixture.time(2))
-        let otherDevice = DeviceTokenRecord(token: Fixture.token(3), deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID, createdAt: Fixture.time(3))
+        let first = DeviceTokenRecord(
+            token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
+        let otherApp = DeviceTokenRecord(
+            token: Fixture.token(2), deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID,
+            createdAt: Fixture.time(2))
+        let otherDevice = DeviceTokenRecord(
+            token: Fixture.token(3), deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID,
+            createdAt: Fixture.time(3))
         #expect(try await store.createDeviceToken(first) == nil)
         #expect(try await store.createDeviceToken(otherApp) == nil)
         #expect(try await store.createDeviceToken(otherDevice) == nil)
 
         // When the device registers a new token for the same app
-        let second = DeviceTokenRecord(token: Fixture.token(4), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(10))
+        let second = DeviceTokenRecord(
+            token: Fixture.token(4), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(10))
         let replaced = try await store.createDeviceToken(second)
 
         // Then the earlier one is a tombstone unregistered at the new one's creation, the rest stay live
@@ -136,7 +169,8 @@ struct RegistryTests {
 
     @Test func unregisteringATokenKeepsTheFirstTime() async throws {
         let store = try await Fixture.makeStore()
-        let token = DeviceTokenRecord(token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
+        let token = DeviceTokenRecord(
+            token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)
 
         let first = try await store.unregisterDeviceToken(token.token, at: Fixture.time(60))
@@ -147,7 +181,8 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: Fixture.deviceID).first?.unregisteredAt == Fixture.time(60))
         #expect(try await store.unregisterDeviceToken(Fixture.token(9), at: Fixture.time()) == nil)
         // An unregistered token frees the app's slot on the device.
-        let next = DeviceTokenRecord(token: Fixture.token(2), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(180))
+        let next = DeviceTokenRecord(
+            token: Fixture.token(2), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(180))
         #expect(try await store.createDeviceToken(next) == nil)
     }
 }

@@ -33,7 +33,9 @@ final class SpyStore: HeraldStore {
     func keys() async throws -> [SigningKey] { try await base.keys() }
     func createApp(_ app: App) async throws { try await base.createApp(app) }
     func apps() async throws -> [App] { try await base.apps() }
-    func createUser(_ user: User, tokenDigest: String) async throws { try await base.createUser(user, tokenDigest: tokenDigest) }
+    func createUser(_ user: User, tokenDigest: String) async throws {
+        try await base.createUser(user, tokenDigest: tokenDigest)
+    }
     func users() async throws -> [User] { try await base.users() }
     func user(tokenDigest: String) async throws -> User? { try await base.user(tokenDigest: tokenDigest) }
     func createDevice(_ device: Device) async throws { try await base.createDevice(device) }
@@ -45,11 +47,15 @@ final class SpyStore: HeraldStore {
     func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord? {
         try await base.unregisterDeviceToken(token, at: date)
     }
-    func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] { try await base.deviceTokens(deviceID: deviceID) }
+    func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] {
+        try await base.deviceTokens(deviceID: deviceID)
+    }
     func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
         try await base.changes(deviceID: deviceID, after: cursor, limit: limit, now: now)
     }
-    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [StoredNotification]
+    {
         try await base.notifications(deviceID: deviceID, after: cursor, limit: limit, now: now)
     }
     func notification(deviceID: String, id: String) async throws -> StoredNotification? {

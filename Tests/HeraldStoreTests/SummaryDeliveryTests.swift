@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldPolicy
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 @Suite("Scheduled Summary deliveries")
 struct SummaryDeliveryTests {
@@ -30,9 +31,12 @@ struct SummaryDeliveryTests {
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         let devices = Dictionary(grouping: candidates.held, by: \.deviceID).keys.sorted().map { device in
             let ids = candidates.held.filter { $0.deviceID == device }.map(\.id)
-            return DeviceSummary(deviceID: device, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ids)], featured: ids.filter { $0 == "a" })
+            return DeviceSummary(
+                deviceID: device, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ids)],
+                featured: ids.filter { $0 == "a" })
         }
-        return SummaryRelease(userID: Fixture.userID, slot: slot, digest: digest, devices: devices, horizon: candidates.horizon)
+        return SummaryRelease(
+            userID: Fixture.userID, slot: slot, digest: digest, devices: devices, horizon: candidates.horizon)
     }
 
     /// The decision JSON of a row as an object.
@@ -45,19 +49,24 @@ struct SummaryDeliveryTests {
         let store = try await Fixture.makePolicyStore()
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == nil)
         #expect(try await store.recordSummaryDelivery(userID: Fixture.userID, slot: slot, digest: digest, at: now))
-        #expect(try await store.recordSummaryDelivery(userID: Fixture.userID, slot: slot, digest: "{}", at: Fixture.time(200)) == false)
+        #expect(
+            try await store.recordSummaryDelivery(
+                userID: Fixture.userID, slot: slot, digest: "{}", at: Fixture.time(200)) == false)
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == slot)
 
         // Another user's same slot, and an earlier slot of this user, are their own deliveries
         #expect(try await store.recordSummaryDelivery(userID: Fixture.otherUserID, slot: slot, digest: digest, at: now))
-        #expect(try await store.recordSummaryDelivery(userID: Fixture.userID, slot: Fixture.time(60), digest: digest, at: now))
+        #expect(
+            try await store.recordSummaryDelivery(
+                userID: Fixture.userID, slot: Fixture.time(60), digest: digest, at: now))
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == slot)
 
         // The first delivery's record is the one kept
         let sqlite = try #require(store as? SQLiteStore)
         let kept = try sqlite.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT delivered_at, digest FROM summary_deliveries WHERE user_id = ? AND slot_ms = ?",
-                             arguments: [Fixture.userID, slot.storedMilliseconds])
+            try Row.fetchOne(
+                db, sql: "SELECT delivered_at, digest FROM summary_deliveries WHERE user_id = ? AND slot_ms = ?",
+                arguments: [Fixture.userID, slot.storedMilliseconds])
         }
         #expect(kept?["delivered_at"] == now.storedMilliseconds)
         #expect(kept?["digest"] == digest)
@@ -77,7 +86,9 @@ struct SummaryDeliveryTests {
         #expect(both.held.map(\.id) == ["a"])
         // Each summary's candidates are its range, in the order of the summaries
         #expect(both.users.map { both.held[$0].map(\.id) } == [[], ["a"]])
-        let twice = try await store.summaryCandidates([(Fixture.userID, Fixture.time(1)), (Fixture.otherUserID, slot), (Fixture.userID, slot)])
+        let twice = try await store.summaryCandidates([
+            (Fixture.userID, Fixture.time(1)), (Fixture.otherUserID, slot), (Fixture.userID, slot),
+        ])
         #expect(twice.users.map { Set(twice.held[$0].map(\.id)) } == [["a"], [], ["a", "b"]])
         #expect(twice.held[twice.users[2]].allSatisfy { $0.userID == Fixture.userID })
         #expect(candidates.horizon.seq == (try await store.latestCursor()))
@@ -104,7 +115,11 @@ struct SummaryDeliveryTests {
         let events = try #require(try await store.releaseSummaries([try await summary(store)], at: now)[0])
 
         // Then each device got one summary event with a new seq, and nothing else changed seq
-        #expect(events == [ReleasedSummary(deviceID: Fixture.deviceID, seq: cursor + 1), ReleasedSummary(deviceID: Fixture.otherDeviceID, seq: cursor + 2)])
+        #expect(
+            events == [
+                ReleasedSummary(deviceID: Fixture.deviceID, seq: cursor + 1),
+                ReleasedSummary(deviceID: Fixture.otherDeviceID, seq: cursor + 2),
+            ])
         #expect(try await store.latestCursor() == cursor + 2)
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: cursor, limit: 10, now: now).isEmpty)
 
@@ -119,16 +134,28 @@ struct SummaryDeliveryTests {
         #expect((decisionA["reason_codes"] as? [String])?.contains("summary-delivered") == true)
         let summaryA = try #require((decisionA["context"] as? [String: Any])?["summary"] as? [String: Any])
         #expect(summaryA["slot_ms"] as? Int64 == slot.storedMilliseconds && summaryA["featured"] as? Bool == true)
-        let b = try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).first { $0.id == "b" }
+        let b = try await store.notifications(deviceID: Fixture.otherDeviceID, after: 0, limit: 10, now: now).first {
+            $0.id == "b"
+        }
         #expect(b?.disposition == .listedSilently)
-        #expect(((try decision(b))["context"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["featured"] as? Bool == false)
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "a" } == a)
+        #expect(
+            ((try decision(b))["context"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["featured"]
+                as? Bool == false)
+        #expect(
+            try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "a" }
+                == a)
 
         // The rest is untouched: a Focus hold, an alerted one, one removed before, one that came after the time
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "focus")?.disposition == .heldForFocus)
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "alerted")?.releasedAt == nil)
-        #expect(try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first { $0.id == "gone" }?.disposition == .heldForSummary)
-        #expect(try await store.heldNotifications(deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: [.heldForSummary]).map(\.id) == ["late"])
+        #expect(
+            try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).first {
+                $0.id == "gone"
+            }?.disposition == .heldForSummary)
+        #expect(
+            try await store.heldNotifications(
+                deviceIDs: [Fixture.deviceID, Fixture.otherDeviceID], dispositions: [.heldForSummary]
+            ).map(\.id) == ["late"])
         #expect(try await store.lastSummaryDelivery(userID: Fixture.userID) == slot)
 
         // And the change feed has the event: the device's digest and its notifications as released
@@ -137,8 +164,12 @@ struct SummaryDeliveryTests {
         #expect(feed.first?.apps == [SummaryAppGroup(bundleID: Fixture.appID, ids: ["a"])])
         #expect(feed.first?.featured == ["a"] && feed.first?.notifications["a"] == a)
         #expect(feed.first?.slot == slot && feed.first?.releasedAt == now)
-        #expect(try await store.summaryEvents(deviceID: Fixture.deviceID, after: cursor + 1, through: nil, limit: 10).isEmpty)
-        #expect(try await store.summaryEvents(deviceID: Fixture.otherDeviceID, after: 0, through: cursor + 1, limit: 10).isEmpty)
+        #expect(
+            try await store.summaryEvents(deviceID: Fixture.deviceID, after: cursor + 1, through: nil, limit: 10)
+                .isEmpty)
+        #expect(
+            try await store.summaryEvents(deviceID: Fixture.otherDeviceID, after: 0, through: cursor + 1, limit: 10)
+                .isEmpty)
     }
 
     @Test func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision() async throws {
@@ -149,11 +180,14 @@ struct SummaryDeliveryTests {
         // Read and dismissed: still released, with the mark
         let read = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(200))
         #expect(read?.disposition == .listedSilently && read?.readAt == Fixture.time(200) && read?.releasedAt == now)
-        #expect(try await store.dismiss(deviceID: Fixture.otherDeviceID, id: "b", at: Fixture.time(200))?.disposition == .listedSilently)
+        #expect(
+            try await store.dismiss(deviceID: Fixture.otherDeviceID, id: "b", at: Fixture.time(200))?.disposition
+                == .listedSilently)
 
         // A new decision holding it for the summary again: held, for the next summary
         let heldAgain = try await store.updateDecision(
-            deviceID: Fixture.deviceID, id: "a", decision: Fixture.decision(.heldForSummary), releasedAt: nil, at: Fixture.time(300)
+            deviceID: Fixture.deviceID, id: "a", decision: Fixture.decision(.heldForSummary), releasedAt: nil,
+            at: Fixture.time(300)
         )
         #expect(heldAgain?.disposition == .heldForSummary)
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.disposition == .heldForSummary)
@@ -196,7 +230,8 @@ struct SummaryDeliveryTests {
     }
 
     @Test func aDeliveredSlotStaysDeliveredAcrossRestarts() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-summary-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "herald-summary-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("herald.sqlite").path
@@ -222,7 +257,9 @@ struct SummaryDeliveryTests {
         #expect(try await reopened.latestCursor() == cursor)
         #expect(try await reopened.notification(deviceID: Fixture.deviceID, id: "a") == released)
         #expect(released?.disposition == .listedSilently)
-        #expect(try await reopened.recordSummaryDelivery(userID: Fixture.userID, slot: Fixture.time(7200), digest: digest, at: Fixture.time(7200)))
+        #expect(
+            try await reopened.recordSummaryDelivery(
+                userID: Fixture.userID, slot: Fixture.time(7200), digest: digest, at: Fixture.time(7200)))
         try await reopened.close()
     }
 
@@ -241,7 +278,8 @@ struct SummaryDeliveryTests {
         nobody.devices = []
         var errors: [StoreError?] = []
         for bad in [nobody, theirs, notJSON] {
-            errors.append(await #expect(throws: StoreError.self) { try await store.releaseSummaries([release, bad], at: now) })
+            errors.append(
+                await #expect(throws: StoreError.self) { try await store.releaseSummaries([release, bad], at: now) })
         }
         #expect(errors.map(\.?.kind) == [.notFound, .invalid, .invalid])
 
@@ -261,7 +299,11 @@ struct SummaryDeliveryTests {
         let candidates = try await store.summaryCandidates([(Fixture.otherUserID, slot)])
         let theirs = SummaryRelease(
             userID: Fixture.otherUserID, slot: slot, digest: digest,
-            devices: [DeviceSummary(deviceID: Fixture.strangerDeviceID, apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ["theirs"])], featured: [])],
+            devices: [
+                DeviceSummary(
+                    deviceID: Fixture.strangerDeviceID,
+                    apps: [SummaryAppGroup(bundleID: Fixture.appID, ids: ["theirs"])], featured: [])
+            ],
             horizon: candidates.horizon
         )
 
@@ -272,14 +314,18 @@ struct SummaryDeliveryTests {
         #expect(results[0]?.map(\.seq) == [cursor + 1, cursor + 2])
         #expect(results[1] == [ReleasedSummary(deviceID: Fixture.strangerDeviceID, seq: cursor + 3)])
         #expect(results[2] == nil)
-        #expect(try await store.notification(deviceID: Fixture.strangerDeviceID, id: "theirs")?.disposition == .listedSilently)
+        #expect(
+            try await store.notification(deviceID: Fixture.strangerDeviceID, id: "theirs")?.disposition
+                == .listedSilently)
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 
     @Test func usersWithSummaryListsTheSummariesThatAreOn() async throws {
         let store = try await Fixture.makePolicyStore()
         #expect(try await store.usersWithSummary().isEmpty)
-        try await store.createUser(User(userID: "user-3", name: "Edsger", createdAt: Fixture.time()), tokenDigest: String(repeating: "ef", count: 32))
+        try await store.createUser(
+            User(userID: "user-3", name: "Edsger", createdAt: Fixture.time()),
+            tokenDigest: String(repeating: "ef", count: 32))
 
         // Given one user with a summary and a time zone, one with a summary and no preferences, one with it off
         try await store.setSummarySchedule(Fixture.summary, userID: Fixture.userID)
@@ -289,12 +335,19 @@ struct SummaryDeliveryTests {
         try await store.setSummarySchedule(.off, userID: "user-3")
         try await store.setPreferences(Fixture.preferences, userID: "user-3")
         #expect(try await store.recordSummaryDelivery(userID: Fixture.userID, slot: slot, digest: digest, at: now))
-        #expect(try await store.recordSummaryDelivery(userID: Fixture.userID, slot: Fixture.time(60), digest: digest, at: now))
+        #expect(
+            try await store.recordSummaryDelivery(
+                userID: Fixture.userID, slot: Fixture.time(60), digest: digest, at: now))
 
         let users = try await store.usersWithSummary()
-        #expect(users == [
-            SummaryUserRecord(userID: Fixture.userID, schedule: Fixture.summary, timeZone: TimeZone(identifier: "Europe/Paris")!, lastDeliveredSlot: slot),
-            SummaryUserRecord(userID: Fixture.otherUserID, schedule: evening, timeZone: TimeZone(identifier: "UTC")!, lastDeliveredSlot: nil),
-        ])
+        #expect(
+            users == [
+                SummaryUserRecord(
+                    userID: Fixture.userID, schedule: Fixture.summary, timeZone: TimeZone(identifier: "Europe/Paris")!,
+                    lastDeliveredSlot: slot),
+                SummaryUserRecord(
+                    userID: Fixture.otherUserID, schedule: evening, timeZone: TimeZone(identifier: "UTC")!,
+                    lastDeliveredSlot: nil),
+            ])
     }
 }

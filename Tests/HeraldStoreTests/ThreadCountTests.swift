@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import HeraldCore
 import HeraldPolicy
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 @Suite("Thread counts")
 struct ThreadCountTests {
@@ -11,7 +12,9 @@ struct ThreadCountTests {
         thread.map { #"{"aps":{"alert":"hi","thread-id":"\#($0)"}}"# } ?? #"{"aps":{"alert":"hi"}}"#
     }
 
-    static func inThread(_ id: String, _ thread: String?, device: String = Fixture.deviceID, app: String = Fixture.appID) -> StoredNotification {
+    static func inThread(
+        _ id: String, _ thread: String?, device: String = Fixture.deviceID, app: String = Fixture.appID
+    ) -> StoredNotification {
         Fixture.notification(id, device: device, app: app, payload: payload(thread: thread))
     }
 
@@ -24,13 +27,19 @@ struct ThreadCountTests {
             Self.inThread("o1", "chat-1", app: Fixture.otherAppID),
             Self.inThread("d1", "chat-1", device: Fixture.otherDeviceID),
         ])
-        #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "chat-1") == 3)
-        #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "chat-2") == 1)
+        #expect(
+            try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "chat-1") == 3)
+        #expect(
+            try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "chat-2") == 1)
         // Without a thread-id (or with an empty one): the app's notifications without one.
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: nil) == 2)
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "") == 2)
-        #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID, threadID: "chat-1") == 1)
-        #expect(try await store.threadCount(deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID, threadID: "chat-1") == 1)
+        #expect(
+            try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID, threadID: "chat-1")
+                == 1)
+        #expect(
+            try await store.threadCount(deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID, threadID: "chat-1")
+                == 1)
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "none") == 0)
     }
 

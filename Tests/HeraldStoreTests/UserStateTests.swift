@@ -12,15 +12,22 @@ struct UserStateTests {
 
         try await store.setAppSettings(Fixture.appSettings, userID: Fixture.userID, bundleID: Fixture.appID)
         try await store.setAppSettings(.authorized, userID: Fixture.userID, bundleID: Fixture.otherAppID)
-        try await store.setAppSettings(AppNotificationSettings(authorizationStatus: .denied), userID: Fixture.otherUserID, bundleID: Fixture.appID)
-        #expect(try await store.appSettings(userID: Fixture.userID) == [Fixture.appID: Fixture.appSettings, Fixture.otherAppID: .authorized])
+        try await store.setAppSettings(
+            AppNotificationSettings(authorizationStatus: .denied), userID: Fixture.otherUserID, bundleID: Fixture.appID)
+        #expect(
+            try await store.appSettings(userID: Fixture.userID) == [
+                Fixture.appID: Fixture.appSettings, Fixture.otherAppID: .authorized,
+            ])
 
         // Setting an app again replaces its settings only
         var changed = Fixture.appSettings
         changed.showPreviews = nil
         changed.authorizationStatus = .ephemeral
         try await store.setAppSettings(changed, userID: Fixture.userID, bundleID: Fixture.appID)
-        #expect(try await store.appSettings(userID: Fixture.userID) == [Fixture.appID: changed, Fixture.otherAppID: .authorized])
+        #expect(
+            try await store.appSettings(userID: Fixture.userID) == [
+                Fixture.appID: changed, Fixture.otherAppID: .authorized,
+            ])
         #expect(try await store.appSettings(userID: Fixture.otherUserID)[Fixture.appID]?.authorizationStatus == .denied)
     }
 
@@ -42,7 +49,10 @@ struct UserStateTests {
         try await store.upsertFocusMode(Fixture.sleepFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.readingFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.readingFocus, userID: Fixture.otherUserID)
-        #expect(try await store.focusModes(userID: Fixture.userID) == [Fixture.workFocus, Fixture.sleepFocus, Fixture.readingFocus])
+        #expect(
+            try await store.focusModes(userID: Fixture.userID) == [
+                Fixture.workFocus, Fixture.sleepFocus, Fixture.readingFocus,
+            ])
 
         // Replacing a mode keeps its place (the order breaks ties between modes)
         var sleep = Fixture.sleepFocus
@@ -66,7 +76,9 @@ struct UserStateTests {
     @Test func aFocusModeDateIsKeptToTheMillisecond() async throws {
         let store = try await Fixture.makePolicyStore()
         var mode = Fixture.readingFocus
-        mode.manual = .on(since: Date(timeIntervalSince1970: 1_750_000_000.123_4), until: Date(timeIntervalSince1970: 1_750_000_100.000_6))
+        mode.manual = .on(
+            since: Date(timeIntervalSince1970: 1_750_000_000.123_4),
+            until: Date(timeIntervalSince1970: 1_750_000_100.000_6))
         try await store.upsertFocusMode(mode, userID: Fixture.userID)
         let read = try await store.focusModes(userID: Fixture.userID)
         #expect(read.first?.manual == .on(since: Fixture.time(), until: Date(timeIntervalSince1970: 1_750_000_100.001)))
@@ -101,7 +113,9 @@ struct UserStateTests {
         let store = try await Fixture.makePolicyStore()
         #expect(try await store.policyContext(deviceID: "no-such-device") == nil)
         // Nothing set yet: the owner, and nothing else
-        #expect(try await store.policyContext(deviceID: Fixture.deviceID) == PolicyContextRecord(deviceID: Fixture.deviceID, userID: Fixture.userID))
+        #expect(
+            try await store.policyContext(deviceID: Fixture.deviceID)
+                == PolicyContextRecord(deviceID: Fixture.deviceID, userID: Fixture.userID))
 
         // Given everything set for the user, and a state for one of their devices
         try await store.setPreferences(Fixture.preferences, userID: Fixture.userID)
@@ -114,26 +128,46 @@ struct UserStateTests {
 
         // Then each device of the user sees the user's state and its own device state
         let context = try await store.policyContext(deviceID: Fixture.deviceID)
-        #expect(context == PolicyContextRecord(
-            deviceID: Fixture.deviceID, userID: Fixture.userID, preferences: Fixture.preferences,
-            appSettings: [Fixture.appID: Fixture.appSettings], focusModes: [Fixture.workFocus, Fixture.sleepFocus],
-            summarySchedule: Fixture.summary, deviceState: Fixture.deviceState
-        ))
+        #expect(
+            context
+                == PolicyContextRecord(
+                    deviceID: Fixture.deviceID, userID: Fixture.userID, preferences: Fixture.preferences,
+                    appSettings: [Fixture.appID: Fixture.appSettings],
+                    focusModes: [Fixture.workFocus, Fixture.sleepFocus],
+                    summarySchedule: Fixture.summary, deviceState: Fixture.deviceState
+                ))
         let sibling = try await store.policyContext(deviceID: Fixture.otherDeviceID)
-        #expect(sibling?.preferences == Fixture.preferences && sibling?.focusModes.count == 2 && sibling?.deviceState == nil)
+        #expect(
+            sibling?.preferences == Fixture.preferences && sibling?.focusModes.count == 2 && sibling?.deviceState == nil
+        )
         let stranger = try await store.policyContext(deviceID: Fixture.strangerDeviceID)
-        #expect(stranger == PolicyContextRecord(deviceID: Fixture.strangerDeviceID, userID: Fixture.otherUserID, preferences: UserPreferences()))
+        #expect(
+            stranger
+                == PolicyContextRecord(
+                    deviceID: Fixture.strangerDeviceID, userID: Fixture.otherUserID, preferences: UserPreferences()))
     }
 
     @Test func stateForAnUnknownUserAppOrDeviceIsNotFound() async throws {
         let store = try await Fixture.makePolicyStore()
         let errors: [StoreError?] = [
-            await #expect(throws: StoreError.self) { try await store.setAppSettings(.authorized, userID: "nobody", bundleID: Fixture.appID) },
-            await #expect(throws: StoreError.self) { try await store.setAppSettings(.authorized, userID: Fixture.userID, bundleID: "com.example.none") },
-            await #expect(throws: StoreError.self) { try await store.setPreferences(UserPreferences(), userID: "nobody") },
-            await #expect(throws: StoreError.self) { try await store.upsertFocusMode(Fixture.workFocus, userID: "nobody") },
-            await #expect(throws: StoreError.self) { try await store.setSummarySchedule(Fixture.summary, userID: "nobody") },
-            await #expect(throws: StoreError.self) { try await store.setDeviceState(DeviceState(), deviceID: "no-such-device") },
+            await #expect(throws: StoreError.self) {
+                try await store.setAppSettings(.authorized, userID: "nobody", bundleID: Fixture.appID)
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.setAppSettings(.authorized, userID: Fixture.userID, bundleID: "com.example.none")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.setPreferences(UserPreferences(), userID: "nobody")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.upsertFocusMode(Fixture.workFocus, userID: "nobody")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.setSummarySchedule(Fixture.summary, userID: "nobody")
+            },
+            await #expect(throws: StoreError.self) {
+                try await store.setDeviceState(DeviceState(), deviceID: "no-such-device")
+            },
         ]
         #expect(errors.map(\.?.kind) == Array(repeating: .notFound, count: errors.count))
 

@@ -12,7 +12,9 @@ struct APIErrorMiddleware: RouterMiddleware {
     let endpoints: [APIEndpoint]
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -24,12 +26,14 @@ struct APIErrorMiddleware: RouterMiddleware {
         } catch let error as DecodingError {
             return JSONBody.apiError(for: error).makeResponse()
         } catch {
-            logger.error("Request failed", metadata: [
-                "http.method": .string(request.method.rawValue),
-                "http.route": .string(context.endpointPath ?? "?"),
-                "error.type": .string(String(describing: type(of: error))),
-                "error.description": .string(String(describing: error)),
-            ])
+            logger.error(
+                "Request failed",
+                metadata: [
+                    "http.method": .string(request.method.rawValue),
+                    "http.route": .string(context.endpointPath ?? "?"),
+                    "error.type": .string(String(describing: type(of: error))),
+                    "error.description": .string(String(describing: error)),
+                ])
             return APIError.internalError.makeResponse()
         }
     }

@@ -69,7 +69,8 @@ struct Authenticator: Sendable {
     /// The user whose bearer token `token` is (401 otherwise).
     func requireUser(token: String?) async throws -> User {
         guard let token else {
-            throw APIError.unauthorized("This route needs a user token: `Authorization: Bearer <token>` or `?access_token=`.")
+            throw APIError.unauthorized(
+                "This route needs a user token: `Authorization: Bearer <token>` or `?access_token=`.")
         }
         guard let user = try await store.user(tokenDigest: RegistryService.tokenDigest(token)) else {
             throw APIError.unauthorized("The user token is not valid.")

@@ -29,7 +29,9 @@ enum JSONBody {
     }
 
     /// Decodes the request body as `T`, with a 400 that names the field at fault when it can't.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws
+        -> T
+    {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: context.maxUploadSize)
@@ -128,13 +130,20 @@ enum Timestamp {
                     value /= 10
                 }
             }
-            put(year, 4, at: 0); buffer[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5); buffer[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8); buffer[10] = UInt8(ascii: "T")
-            put(hour, 2, at: 11); buffer[13] = UInt8(ascii: ":")
-            put(minute, 2, at: 14); buffer[16] = UInt8(ascii: ":")
-            put(second, 2, at: 17); buffer[19] = UInt8(ascii: ".")
-            put(millisecond, 3, at: 20); buffer[23] = UInt8(ascii: "Z")
+            put(year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(second, 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(millisecond, 3, at: 20)
+            buffer[23] = UInt8(ascii: "Z")
             return 24
         }
     }

@@ -42,7 +42,8 @@ struct BadgeWatch: Sendable {
         return .object([
             "badge_total": .number(Double(response.total)),
             "apps": .array(response.apps.map(Self.json)),
-            "changed": .array(changed.sorted { $0.key < $1.key }.map { Self.json(.init(bundleID: $0.key, badge: $0.value)) }),
+            "changed": .array(
+                changed.sorted { $0.key < $1.key }.map { Self.json(.init(bundleID: $0.key, badge: $0.value)) }),
         ])
     }
 

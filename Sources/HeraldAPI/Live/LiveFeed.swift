@@ -98,11 +98,15 @@ public struct LiveFeed: AsyncSequence, Sendable {
         /// a `badge` event when the device's badges changed.
         public mutating func next() async throws -> LiveFeedOutput? {
             do {
-                if let badge = try await badges.event(store: feed.store, deviceID: feed.deviceID) { return .badge(badge) }
+                if let badge = try await badges.event(store: feed.store, deviceID: feed.deviceID) {
+                    return .badge(badge)
+                }
             } catch {
-                feed.logger.warning("Could not read the badges", metadata: [
-                    "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
-                ])
+                feed.logger.warning(
+                    "Could not read the badges",
+                    metadata: [
+                        "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
+                    ])
             }
             let output = try await nextOutput()
             if case .changes(let changes)? = output { badges.note(changes) }
@@ -122,12 +126,15 @@ public struct LiveFeed: AsyncSequence, Sendable {
                     switch event {
                     case .changes(let rows):
                         let now = feed.now()
-                        let changes = accept(rows.filter { $0.deviceID == feed.deviceID && Self.isLiveDeliverable($0, now: now) })
+                        let changes = accept(
+                            rows.filter { $0.deviceID == feed.deviceID && Self.isLiveDeliverable($0, now: now) })
                         if !changes.isEmpty { return .changes(changes) }
                     case .lagged(let oldestDropped):
-                        feed.logger.debug("Live session lagged; catching up from the store", metadata: [
-                            "device.id": .string(feed.deviceID),
-                        ])
+                        feed.logger.debug(
+                            "Live session lagged; catching up from the store",
+                            metadata: [
+                                "device.id": .string(feed.deviceID)
+                            ])
                         phase = .catchingUp(after: position.catchUpStart(oldestDropped: oldestDropped))
                     case .heartbeat:
                         return .heartbeat
@@ -169,7 +176,9 @@ public struct LiveFeed: AsyncSequence, Sendable {
         /// A change that reached a connected session is delivered unless it expired before that.
         /// (`apns-expiration: 0` means "only to sessions connected now": this one is.)
         static func isLiveDeliverable(_ row: StoredNotification, now: Date) -> Bool {
-            ExpiryRule.isDeliverable(expiration: row.expiration, alreadyDelivered: row.deliveredAt != nil, toConnectedSession: true, now: now)
+            ExpiryRule.isDeliverable(
+                expiration: row.expiration, alreadyDelivered: row.deliveredAt != nil, toConnectedSession: true, now: now
+            )
         }
 
         private mutating func accept(_ rows: [StoredNotification]) -> [LiveChange] {
@@ -188,9 +197,11 @@ public struct LiveFeed: AsyncSequence, Sendable {
             do {
                 try await feed.store.markDelivered(deviceID: feed.deviceID, upTo: position.position, at: feed.now())
             } catch {
-                feed.logger.warning("Could not record delivery", metadata: [
-                    "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
-                ])
+                feed.logger.warning(
+                    "Could not record delivery",
+                    metadata: [
+                        "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
+                    ])
             }
         }
     }

@@ -169,7 +169,8 @@ public final class LiveSubscription: Sendable {
 
     /// Ends the subscription: the hub forgets it, and `next()` returns what is queued, then nil.
     public func finish() {
-        let (wake, wasFinished) = state.withLock { state -> ((CheckedContinuation<LiveEvent?, Never>, LiveEvent?)?, Bool) in
+        let (wake, wasFinished) = state.withLock {
+            state -> ((CheckedContinuation<LiveEvent?, Never>, LiveEvent?)?, Bool) in
             let wasFinished = state.isFinished
             state.isFinished = true
             return (state.wakeUp(), wasFinished)

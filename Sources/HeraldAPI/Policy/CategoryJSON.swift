@@ -60,7 +60,9 @@ enum CategoryJSON {
 
     static func makeAction(_ action: JSONFields) throws -> JSONValue {
         try action.allowOnly(["identifier", "title", "options", "icon", "text_input"])
-        guard let identifier = try action.string("identifier") else { throw APIError.missingField(action.name("identifier")) }
+        guard let identifier = try action.string("identifier") else {
+            throw APIError.missingField(action.name("identifier"))
+        }
         guard !identifier.isEmpty else { throw APIError.invalidField(action.name("identifier"), "must not be empty.") }
         guard let title = try action.string("title") else { throw APIError.missingField(action.name("title")) }
         guard !title.isEmpty else { throw APIError.invalidField(action.name("title"), "must not be empty.") }
@@ -74,15 +76,21 @@ enum CategoryJSON {
             case (let name?, nil) where !name.isEmpty: icon = .object(["system_image_name": .string(name)])
             case (nil, let name?) where !name.isEmpty: icon = .object(["template_image_name": .string(name)])
             default:
-                throw APIError.invalidField(action.name("icon"), "must have exactly one non-empty `system_image_name` or `template_image_name`.")
+                throw APIError.invalidField(
+                    action.name("icon"), "must have exactly one non-empty `system_image_name` or `template_image_name`."
+                )
             }
         }
         var textInput: JSONValue = .null
         if let input = try action.fields("text_input") {
             try input.allowOnly(["button_title", "placeholder"])
-            guard let button = try input.string("button_title") else { throw APIError.missingField(input.name("button_title")) }
+            guard let button = try input.string("button_title") else {
+                throw APIError.missingField(input.name("button_title"))
+            }
             guard !button.isEmpty else { throw APIError.invalidField(input.name("button_title"), "must not be empty.") }
-            textInput = .object(["button_title": .string(button), "placeholder": .string(try input.string("placeholder") ?? "")])
+            textInput = .object([
+                "button_title": .string(button), "placeholder": .string(try input.string("placeholder") ?? ""),
+            ])
         }
         return .object([
             "identifier": .string(identifier), "title": .string(title), "options": .strings(options),
@@ -96,7 +104,8 @@ enum CategoryJSON {
         for (index, name) in (try fields.strings(key) ?? []).enumerated() {
             let snake = snakeCase(name)
             guard allowed.contains(snake) else {
-                throw APIError.invalidField("\(fields.name(key))[\(index)]", "must be one of \(JSONFields.list(allowed)).")
+                throw APIError.invalidField(
+                    "\(fields.name(key))[\(index)]", "must be one of \(JSONFields.list(allowed)).")
             }
             if !seen.contains(snake) { seen.append(snake) }
         }

@@ -37,7 +37,10 @@ enum FocusCatalog {
         var manual: JSONValue = .null
         switch mode.manual {
         case .on(let since, let until):
-            manual = .object(["state": .string("on"), "since": .string(Timestamp.string(since)), "until": .optional(Timestamp.string(until))])
+            manual = .object([
+                "state": .string("on"), "since": .string(Timestamp.string(since)),
+                "until": .optional(Timestamp.string(until)),
+            ])
         case .off(let since):
             manual = .object(["state": .string("off"), "since": .string(Timestamp.string(since)), "until": .null])
         case nil:
@@ -61,9 +64,13 @@ enum FocusCatalog {
     }
 
     static func people(_ handles: Set<PersonHandle>) -> JSONValue {
-        .array(handles.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }.map { handle in
-            .object(["type": .string(PolicyNames.name(handle.kind, in: PolicyNames.handleKind)), "value": .string(handle.value)])
-        })
+        .array(
+            handles.sorted { ($0.kind.rawValue, $0.value) < ($1.kind.rawValue, $1.value) }.map { handle in
+                .object([
+                    "type": .string(PolicyNames.name(handle.kind, in: PolicyNames.handleKind)),
+                    "value": .string(handle.value),
+                ])
+            })
     }
 
     static func schedule(_ schedule: FocusSchedule) -> JSONValue {
@@ -78,7 +85,8 @@ enum FocusCatalog {
     static func activeJSON(_ active: ActiveFocus?, nextChange: Date?, timeZone: TimeZone) -> JSONValue {
         guard let active else {
             return .object([
-                "active": .null, "reason": .string("No Focus is on."), "time_zone": .string(PreferencesJSON.name(timeZone)),
+                "active": .null, "reason": .string("No Focus is on."),
+                "time_zone": .string(PreferencesJSON.name(timeZone)),
                 "next_change_at": .optional(Timestamp.string(nextChange)),
             ])
         }
@@ -119,18 +127,30 @@ enum FocusCatalog {
         try fields.allowOnly(fieldNames)
         var mode = mode
         if fields.has("name") {
-            guard let name = try fields.string("name"), !name.trimmingCharacters(in: .whitespaces).isEmpty, name.count <= 100 else {
+            guard let name = try fields.string("name"), !name.trimmingCharacters(in: .whitespaces).isEmpty,
+                name.count <= 100
+            else {
                 throw APIError.invalidField("name", "must be a non-empty string of at most 100 characters.")
             }
             mode.name = name
         }
         if let filter = try fields.choice("filter_mode", PolicyNames.filterMode) { mode.filterMode = filter }
-        if let apps = try fields.strings("allowed_apps") { mode.allowedApps = try bundleIDs(apps, field: "allowed_apps") }
-        if let apps = try fields.strings("silenced_apps") { mode.silencedApps = try bundleIDs(apps, field: "silenced_apps") }
-        if let people = try fields.array("allowed_people") { mode.allowedPeople = try handles(people, field: "allowed_people") }
-        if let people = try fields.array("silenced_people") { mode.silencedPeople = try handles(people, field: "silenced_people") }
+        if let apps = try fields.strings("allowed_apps") {
+            mode.allowedApps = try bundleIDs(apps, field: "allowed_apps")
+        }
+        if let apps = try fields.strings("silenced_apps") {
+            mode.silencedApps = try bundleIDs(apps, field: "silenced_apps")
+        }
+        if let people = try fields.array("allowed_people") {
+            mode.allowedPeople = try handles(people, field: "allowed_people")
+        }
+        if let people = try fields.array("silenced_people") {
+            mode.silencedPeople = try handles(people, field: "silenced_people")
+        }
         if let allows = try fields.bool("allows_time_sensitive") { mode.allowsTimeSensitive = allows }
-        if fields.isNull("allows_time_sensitive") { throw APIError.invalidField("allows_time_sensitive", "must be true or false.") }
+        if fields.isNull("allows_time_sensitive") {
+            throw APIError.invalidField("allows_time_sensitive", "must be true or false.")
+        }
         if let items = try fields.array("schedules") {
             mode.schedules = try items.enumerated().map { index, item in
                 try schedule(JSONFields(item, path: "schedules[\(index)]"))
@@ -151,11 +171,15 @@ enum FocusCatalog {
         for (index, item) in items.enumerated() {
             let fields = try JSONFields(item, path: "\(field)[\(index)]")
             try fields.allowOnly(["type", "value"])
-            guard let kind = try fields.choice("type", PolicyNames.handleKind) else { throw APIError.missingField(fields.name("type")) }
+            guard let kind = try fields.choice("type", PolicyNames.handleKind) else {
+                throw APIError.missingField(fields.name("type"))
+            }
             guard let value = try fields.string("value") else { throw APIError.missingField(fields.name("value")) }
             let handle = PersonHandle(value, kind: kind)
             guard !handle.value.isEmpty, handle.value != "+" else {
-                throw APIError.invalidField(fields.name("value"), kind == .phoneNumber ? "must be a phone number with digits." : "must not be empty.")
+                throw APIError.invalidField(
+                    fields.name("value"),
+                    kind == .phoneNumber ? "must be a phone number with digits." : "must not be empty.")
             }
             if kind == .emailAddress, !handle.value.contains("@") {
                 throw APIError.invalidField(fields.name("value"), "must be an e-mail address.")
@@ -172,7 +196,9 @@ enum FocusCatalog {
         for (index, name) in dayNames.enumerated() {
             let lowered = name.lowercased()
             guard let day = PolicyNames.weekdays.first(where: { $0.short == lowered || $0.long == lowered }) else {
-                throw APIError.invalidField("\(fields.name("days"))[\(index)]", "must be a day of the week: `sun`, `mon`, `tue`, `wed`, `thu`, `fri` or `sat`.")
+                throw APIError.invalidField(
+                    "\(fields.name("days"))[\(index)]",
+                    "must be a day of the week: `sun`, `mon`, `tue`, `wed`, `thu`, `fri` or `sat`.")
             }
             days.insert(day.day)
         }

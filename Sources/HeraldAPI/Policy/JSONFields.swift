@@ -124,9 +124,9 @@ enum ClockTime {
     static func parse(_ text: String) -> (hour: Int, minute: Int)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              let hour = Int(parts[0]), let minute = Int(parts[1]),
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              (0...23).contains(hour), (0...59).contains(minute)
+            let hour = Int(parts[0]), let minute = Int(parts[1]),
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
         return (hour, minute)
     }
@@ -150,7 +150,9 @@ enum Identifiers {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap {
             $0.split(separator: "_", omittingEmptySubsequences: false)
         }
-        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+        guard let language = parts.first, (2...3).contains(language.count),
+            language.allSatisfy({ $0.isASCII && $0.isLetter })
+        else {
             return false
         }
         return parts.dropFirst().allSatisfy { part in
@@ -160,24 +162,26 @@ enum Identifiers {
 
     /// A Focus id: 1–64 lowercase letters, digits, `_` and `-`.
     static func isFocusID(_ text: String) -> Bool {
-        (1...64).contains(text.count) && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
+        (1...64).contains(text.count)
+            && text.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 }
 
 /// The system's time-zone database (`TZDIR`, else `/usr/share/zoneinfo`): one TZif file per zone name.
 enum TimeZoneDatabase {
-    static let directory = ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+    static let directory =
+        ProcessInfo.processInfo.environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
 
     /// Whether `name` is a zone of the database: made of the characters zone names use, a relative
     /// path without `.` or `..` components, naming a TZif file that Foundation can load.
     static func contains(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 128,
-              name.utf8.allSatisfy({ byte in
-                  (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
-                      || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-                      || byte == UInt8(ascii: "+")
-              }),
-              name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty })
+            name.utf8.allSatisfy({ byte in
+                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                    || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "+")
+            }),
+            name.split(separator: "/", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty })
         else { return false }
         guard let file = FileHandle(forReadingAtPath: directory + "/" + name) else { return false }
         defer { try? file.close() }

@@ -17,7 +17,9 @@ enum PolicyNames {
     static let showPreviews: KeyValuePairs<String, ShowPreviewsSetting> = [
         "always": .always, "when_unlocked": .whenAuthenticated, "never": .never,
     ]
-    static let grouping: KeyValuePairs<String, NotificationGrouping> = ["automatic": .automatic, "by_app": .byApp, "off": .off]
+    static let grouping: KeyValuePairs<String, NotificationGrouping> = [
+        "automatic": .automatic, "by_app": .byApp, "off": .off,
+    ]
     static let audioRoute: KeyValuePairs<String, AudioRoute> = [
         "none": .none, "headphones": .headphones, "car": .car, "speaker": .speaker,
     ]
@@ -42,13 +44,15 @@ enum PolicyNames {
 // MARK: Per-app settings
 
 enum AppSettingsJSON {
-    static var settingFields: [(key: String, path: WritableKeyPath<AppNotificationSettings, NotificationSetting>)] {[
-        ("sound", \.sound), ("badge", \.badge), ("lock_screen", \.lockScreen),
-        ("notification_center", \.notificationCenter), ("car_play", \.carPlay),
-        ("time_sensitive", \.timeSensitive), ("critical_alerts", \.criticalAlerts),
-        ("scheduled_delivery", \.scheduledDelivery), ("direct_messages_in_summary", \.directMessagesInSummary),
-        ("announcement", \.announcement),
-    ]}
+    static var settingFields: [(key: String, path: WritableKeyPath<AppNotificationSettings, NotificationSetting>)] {
+        [
+            ("sound", \.sound), ("badge", \.badge), ("lock_screen", \.lockScreen),
+            ("notification_center", \.notificationCenter), ("car_play", \.carPlay),
+            ("time_sensitive", \.timeSensitive), ("critical_alerts", \.criticalAlerts),
+            ("scheduled_delivery", \.scheduledDelivery), ("direct_messages_in_summary", \.directMessagesInSummary),
+            ("announcement", \.announcement),
+        ]
+    }
 
     static var fieldNames: Set<String> {
         Set(settingFields.map(\.key)).union(["authorization_status", "alert_style", "show_previews", "grouping"])
@@ -58,9 +62,11 @@ enum AppSettingsJSON {
         var object: [String: JSONValue] = [
             "bundle_id": .string(bundleID),
             "is_default": .bool(isDefault),
-            "authorization_status": .string(PolicyNames.name(settings.authorizationStatus, in: PolicyNames.authorization)),
+            "authorization_status": .string(
+                PolicyNames.name(settings.authorizationStatus, in: PolicyNames.authorization)),
             "alert_style": .string(PolicyNames.name(settings.alertStyle, in: PolicyNames.alertStyle)),
-            "show_previews": settings.showPreviews.map { .string(PolicyNames.name($0, in: PolicyNames.showPreviews)) } ?? .null,
+            "show_previews": settings.showPreviews.map { .string(PolicyNames.name($0, in: PolicyNames.showPreviews)) }
+                ?? .null,
             "grouping": settings.grouping.map { .string(PolicyNames.name($0, in: PolicyNames.grouping)) } ?? .null,
         ]
         for field in settingFields {
@@ -73,7 +79,9 @@ enum AppSettingsJSON {
     static func apply(_ fields: JSONFields, to settings: AppNotificationSettings) throws -> AppNotificationSettings {
         try fields.allowOnly(fieldNames)
         var settings = settings
-        if let value = try fields.choice("authorization_status", PolicyNames.authorization) { settings.authorizationStatus = value }
+        if let value = try fields.choice("authorization_status", PolicyNames.authorization) {
+            settings.authorizationStatus = value
+        }
         if let value = try fields.choice("alert_style", PolicyNames.alertStyle) { settings.alertStyle = value }
         if fields.isNull("show_previews") {
             settings.showPreviews = nil
@@ -122,7 +130,9 @@ enum PreferencesJSON {
             if let apps = try announce.strings("apps") { preferences.announce.apps = Set(apps) }
         }
         if fields.has("time_zone") {
-            guard let zone = try fields.string("time_zone") else { throw APIError.invalidField("time_zone", "must be a string.") }
+            guard let zone = try fields.string("time_zone") else {
+                throw APIError.invalidField("time_zone", "must be a string.")
+            }
             preferences.timeZone = try timeZone(zone, field: "time_zone")
         }
         if fields.has("locale") {
@@ -153,9 +163,10 @@ enum DeviceStateJSON {
     static func json(_ state: DeviceState, deviceID: String) -> JSONValue {
         var foreground: JSONValue = .null
         if let app = state.foregroundApp {
-            let options: JSONValue = app.willPresent.map { options in
-                .strings(PolicyNames.presentation.filter { options.contains($0.value) }.map(\.key))
-            } ?? .null
+            let options: JSONValue =
+                app.willPresent.map { options in
+                    .strings(PolicyNames.presentation.filter { options.contains($0.value) }.map(\.key))
+                } ?? .null
             foreground = .object(["bundle_id": .string(app.bundleID), "will_present": options])
         }
         return .object([
@@ -181,8 +192,12 @@ enum DeviceStateJSON {
             state.foregroundApp = nil
         } else if let app = try fields.fields("foreground_app") {
             try app.allowOnly(["bundle_id", "will_present"])
-            guard let bundleID = try app.string("bundle_id") else { throw APIError.missingField("foreground_app.bundle_id") }
-            guard !bundleID.isEmpty else { throw APIError.invalidField("foreground_app.bundle_id", "must not be empty.") }
+            guard let bundleID = try app.string("bundle_id") else {
+                throw APIError.missingField("foreground_app.bundle_id")
+            }
+            guard !bundleID.isEmpty else {
+                throw APIError.invalidField("foreground_app.bundle_id", "must not be empty.")
+            }
             var options: PresentationOptions?
             if !app.isNull("will_present"), let names = try app.strings("will_present") {
                 var set: PresentationOptions = []
@@ -199,7 +214,9 @@ enum DeviceStateJSON {
             state.foregroundApp = ForegroundApp(bundleID: bundleID, willPresent: options)
         }
         if fields.has("time_zone") {
-            guard let zone = try fields.string("time_zone") else { throw APIError.invalidField("time_zone", "must be a string.") }
+            guard let zone = try fields.string("time_zone") else {
+                throw APIError.invalidField("time_zone", "must be a string.")
+            }
             state.timeZone = try PreferencesJSON.timeZone(zone, field: "time_zone")
         }
         if fields.has("locale") {
@@ -207,7 +224,8 @@ enum DeviceStateJSON {
                 state.locale = nil
             } else {
                 guard let locale = try fields.string("locale"), Identifiers.isLocale(locale) else {
-                    throw APIError.invalidField("locale", "must be a locale identifier like `en`, `en-GB` or `zh-Hans`, or null.")
+                    throw APIError.invalidField(
+                        "locale", "must be a locale identifier like `en`, `en-GB` or `zh-Hans`, or null.")
                 }
                 state.locale = locale
             }
@@ -235,7 +253,8 @@ enum SummaryJSON {
         if let items = try fields.strings("times") {
             times = try items.enumerated().map { index, text in
                 guard let time = ClockTime.parse(text) else {
-                    throw APIError.invalidField("times[\(index)]", "must be a time of day \"HH:MM\" from 00:00 to 23:59.")
+                    throw APIError.invalidField(
+                        "times[\(index)]", "must be a time of day \"HH:MM\" from 00:00 to 23:59.")
                 }
                 return TimeOfDay(hour: time.hour, minute: time.minute)
             }
@@ -249,7 +268,9 @@ enum SummaryJSON {
         do {
             return try SummarySchedule(times: times, apps: apps)
         } catch {
-            throw APIError.invalidField("times", "has \(Set(times).count) different times; a summary has at most \(SummarySchedule.maximumTimes).")
+            throw APIError.invalidField(
+                "times",
+                "has \(Set(times).count) different times; a summary has at most \(SummarySchedule.maximumTimes).")
         }
     }
 }

@@ -15,10 +15,11 @@ extension RegistryService {
         guard !bundleID.isEmpty, bundleID.utf8.count <= 255 else { return false }
         let components = bundleID.split(separator: ".", omittingEmptySubsequences: false)
         return components.allSatisfy { component in
-            !component.isEmpty && component.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                    || byte == UInt8(ascii: "-")
-            }
+            !component.isEmpty
+                && component.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == UInt8(ascii: "-")
+                }
         }
     }
 

@@ -32,7 +32,8 @@ extension RegistryService {
         }
         if let topics {
             guard !topics.isEmpty else {
-                throw APIError.invalidField("topics", "must list at least one bundle id, or be left out for a team-wide key.")
+                throw APIError.invalidField(
+                    "topics", "must list at least one bundle id, or be left out for a team-wide key.")
             }
             guard topics.allSatisfy(Self.isValidBundleID) else {
                 throw APIError.invalidField("topics", "must be bundle ids (letters, digits, `-` and `.`).")
@@ -41,7 +42,8 @@ extension RegistryService {
         var publicKey: P256.Signing.PublicKey?
         if let publicKeyPEM {
             guard let parsed = try? P256.Signing.PublicKey(pemRepresentation: publicKeyPEM) else {
-                throw APIError.invalidField("public_key_pem", "must be a P-256 public key in PEM (SubjectPublicKeyInfo).")
+                throw APIError.invalidField(
+                    "public_key_pem", "must be a P-256 public key in PEM (SubjectPublicKeyInfo).")
             }
             publicKey = parsed
         }

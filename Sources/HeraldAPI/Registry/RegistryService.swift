@@ -1,6 +1,6 @@
-import HTTPTypes
 import Crypto
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldStore
 
@@ -19,7 +19,10 @@ public struct RegistryService: Sendable {
     public let now: @Sendable () -> Date
 
     /// A service writing to `store` and applying each change to `cache`, keys under `dataDirectory`.
-    public init(store: any HeraldStore, cache: RegistryCache, dataDirectory: URL, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        store: any HeraldStore, cache: RegistryCache, dataDirectory: URL,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.cache = cache
         self.dataDirectory = dataDirectory
@@ -52,7 +55,8 @@ public struct RegistryService: Sendable {
         bundleID: String, teamID: String, name: String? = nil, entitlements: Entitlements = Entitlements()
     ) async throws -> App {
         guard Self.isValidBundleID(bundleID) else {
-            throw APIError.invalidField("bundle_id", "must be a reverse-DNS identifier of letters, digits, `-` and `.`.")
+            throw APIError.invalidField(
+                "bundle_id", "must be a reverse-DNS identifier of letters, digits, `-` and `.`.")
         }
         guard Team.isValidIdentifier(teamID) else {
             throw APIError.invalidField("team_id", "must be 10 uppercase letters or digits.")
@@ -125,7 +129,9 @@ public struct RegistryService: Sendable {
     /// Registers a device token of an app on a device: `token` (even-length hex, stored
     /// lowercase) or a generated 64-hex-digit one. An earlier live token of the same device and
     /// app is unregistered.
-    public func createDeviceToken(deviceID: String, bundleID: String, token: String? = nil) async throws -> DeviceTokenRecord {
+    public func createDeviceToken(deviceID: String, bundleID: String, token: String? = nil) async throws
+        -> DeviceTokenRecord
+    {
         guard !deviceID.isEmpty else { throw APIError.missingField("device_id") }
         guard !bundleID.isEmpty else { throw APIError.missingField("bundle_id") }
         let canonical: String

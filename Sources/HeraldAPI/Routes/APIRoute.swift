@@ -23,7 +23,9 @@ enum APIRoutes {
         return ServiceRoutes(logger: dependencies.logger).routes
             + AdminRoutes(registry: dependencies.registry, authenticator: authenticator).routes
             + ClockRoutes(dependencies: dependencies, authenticator: authenticator).routes
-            + DeviceRoutes(store: dependencies.store, hub: dependencies.hub, authenticator: authenticator, now: dependencies.now).routes
+            + DeviceRoutes(
+                store: dependencies.store, hub: dependencies.hub, authenticator: authenticator, now: dependencies.now
+            ).routes
             + ServerSentEvents(dependencies: dependencies, authenticator: authenticator).routes
             + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes

@@ -5,7 +5,10 @@ import HeraldCore
 struct CreateTeamBody: Decodable {
     var teamID: String
     var name: String?
-    enum CodingKeys: String, CodingKey { case teamID = "team_id", name }
+    enum CodingKeys: String, CodingKey {
+        case teamID = "team_id"
+        case name
+    }
 }
 
 struct CreateKeyBody: Decodable {
@@ -13,7 +16,12 @@ struct CreateKeyBody: Decodable {
     var keyID: String?
     var topics: [String]?
     var publicKeyPEM: String?
-    enum CodingKeys: String, CodingKey { case teamID = "team_id", keyID = "key_id", topics, publicKeyPEM = "public_key_pem" }
+    enum CodingKeys: String, CodingKey {
+        case teamID = "team_id"
+        case keyID = "key_id"
+        case topics
+        case publicKeyPEM = "public_key_pem"
+    }
 }
 
 struct CreateAppBody: Decodable {
@@ -22,7 +30,9 @@ struct CreateAppBody: Decodable {
         var criticalAlerts: Bool?
         var communication: Bool?
         enum CodingKeys: String, CodingKey {
-            case timeSensitive = "time_sensitive", criticalAlerts = "critical_alerts", communication
+            case timeSensitive = "time_sensitive"
+            case criticalAlerts = "critical_alerts"
+            case communication
         }
     }
 
@@ -30,7 +40,11 @@ struct CreateAppBody: Decodable {
     var teamID: String
     var name: String?
     var entitlements: EntitlementsBody?
-    enum CodingKeys: String, CodingKey { case bundleID = "bundle_id", teamID = "team_id", name, entitlements }
+    enum CodingKeys: String, CodingKey {
+        case bundleID = "bundle_id"
+        case teamID = "team_id"
+        case name, entitlements
+    }
 }
 
 struct CreateUserBody: Decodable {
@@ -40,14 +54,21 @@ struct CreateUserBody: Decodable {
 struct CreateDeviceBody: Decodable {
     var userID: String
     var name: String?
-    enum CodingKeys: String, CodingKey { case userID = "user_id", name }
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case name
+    }
 }
 
 struct CreateDeviceTokenBody: Decodable {
     var deviceID: String
     var bundleID: String
     var token: String?
-    enum CodingKeys: String, CodingKey { case deviceID = "device_id", bundleID = "bundle_id", token }
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case bundleID = "bundle_id"
+        case token
+    }
 }
 
 struct TeamJSON: Encodable {

@@ -65,7 +65,8 @@ struct AdminRoutes: Sendable {
 
     @Sendable func createDeviceToken(_ request: Request, context: APIRequestContext) async throws -> Response {
         let body = try await JSONBody.decode(CreateDeviceTokenBody.self, from: request, context: context)
-        let record = try await registry.createDeviceToken(deviceID: body.deviceID, bundleID: body.bundleID, token: body.token)
+        let record = try await registry.createDeviceToken(
+            deviceID: body.deviceID, bundleID: body.bundleID, token: body.token)
         return JSONBody.response(status: .created, DeviceTokenJSON(record: record))
     }
 

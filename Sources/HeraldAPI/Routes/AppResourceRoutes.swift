@@ -24,10 +24,15 @@ struct AppResourceRoutes: Sendable {
             APIRoute(.get, "/v1/admin/devices", authenticator.adminOnly(listDevices)),
             APIRoute(.get, "/v1/admin/apps/{bundle_id}/categories", authenticator.adminOnly(listCategories)),
             APIRoute(.put, "/v1/admin/apps/{bundle_id}/categories/{identifier}", authenticator.adminOnly(putCategory)),
-            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/categories/{identifier}", authenticator.adminOnly(deleteCategory)),
+            APIRoute(
+                .delete, "/v1/admin/apps/{bundle_id}/categories/{identifier}", authenticator.adminOnly(deleteCategory)),
             APIRoute(.get, "/v1/admin/apps/{bundle_id}/localizations", authenticator.adminOnly(listLocalizations)),
-            APIRoute(.put, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", authenticator.adminOnly(putLocalization)),
-            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}", authenticator.adminOnly(deleteLocalization)),
+            APIRoute(
+                .put, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}",
+                authenticator.adminOnly(putLocalization)),
+            APIRoute(
+                .delete, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}",
+                authenticator.adminOnly(deleteLocalization)),
         ]
     }
 
@@ -40,17 +45,23 @@ struct AppResourceRoutes: Sendable {
 
     @Sendable func listUsers(_ request: Request, context: APIRequestContext) async throws -> Response {
         let users = try await store.users().sorted { ($0.createdAt, $0.userID) < ($1.createdAt, $1.userID) }
-        return JSONBody.response(JSONValue.object(["users": .array(users.map { user in
-            .object([
-                "user_id": .string(user.userID), "name": .string(user.name),
-                "created_at": .string(Timestamp.string(user.createdAt)),
-            ])
-        })]))
+        return JSONBody.response(
+            JSONValue.object([
+                "users": .array(
+                    users.map { user in
+                        .object([
+                            "user_id": .string(user.userID), "name": .string(user.name),
+                            "created_at": .string(Timestamp.string(user.createdAt)),
+                        ])
+                    })
+            ]))
     }
 
     @Sendable func listDevices(_ request: Request, context: APIRequestContext) async throws -> Response {
         let userID = request.uri.queryParameters.get("user_id").flatMap { $0.isEmpty ? nil : $0 }
-        let devices = try await store.devices(userID: userID).sorted { ($0.createdAt, $0.deviceID) < ($1.createdAt, $1.deviceID) }
+        let devices = try await store.devices(userID: userID).sorted {
+            ($0.createdAt, $0.deviceID) < ($1.createdAt, $1.deviceID)
+        }
         return JSONBody.response(DeviceListJSON(devices: devices.map(DeviceJSON.init)))
     }
 
@@ -72,7 +83,9 @@ struct AppResourceRoutes: Sendable {
         let category = try CategoryJSON.make(fields, identifier: identifier)
         let existed = try await store.category(bundleID: bundleID, identifier: identifier) != nil
         let text = String(decoding: try JSONBody.encode(category), as: UTF8.self)
-        try await mapStoreErrors { try await store.upsertCategory(bundleID: bundleID, identifier: identifier, json: text) }
+        try await mapStoreErrors {
+            try await store.upsertCategory(bundleID: bundleID, identifier: identifier, json: text)
+        }
         await dependencies.onAppResourcesChanged(bundleID)
         return JSONBody.response(status: existed ? .ok : .created, category)
     }
@@ -92,10 +105,11 @@ struct AppResourceRoutes: Sendable {
     @Sendable func listLocalizations(_ request: Request, context: APIRequestContext) async throws -> Response {
         let bundleID = try await requireApp(context)
         let files = try await store.localizationFiles(bundleID: bundleID)
-        return JSONBody.response(JSONValue.object([
-            "bundle_id": .string(bundleID),
-            "files": .array(files.map(Self.fileJSON)),
-        ]))
+        return JSONBody.response(
+            JSONValue.object([
+                "bundle_id": .string(bundleID),
+                "files": .array(files.map(Self.fileJSON)),
+            ]))
     }
 
     @Sendable func putLocalization(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -105,11 +119,14 @@ struct AppResourceRoutes: Sendable {
         do {
             buffer = try await request.body.collect(upTo: Self.maximumLocalizationFileSize)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: "payload_too_large", message: "A localization file may have at most 4 MiB.")
+            throw APIError(
+                .contentTooLarge, code: "payload_too_large", message: "A localization file may have at most 4 MiB.")
         }
         let data = Data(buffer.readableBytesView)
         guard !data.isEmpty else {
-            throw APIError(.badRequest, code: "invalid_localization_file", message: "The body must be the file's content; it is empty.")
+            throw APIError(
+                .badRequest, code: "invalid_localization_file",
+                message: "The body must be the file's content; it is empty.")
         }
         var localizations = AppLocalizations()
         do {
@@ -130,7 +147,8 @@ struct AppResourceRoutes: Sendable {
             try await store.putLocalizationFile(bundleID: bundleID, locale: locale, kind: kind, name: name, data: data)
         }
         await dependencies.onAppResourcesChanged(bundleID)
-        var json = Self.fileJSON(LocalizationFileRecord(bundleID: bundleID, locale: locale, kind: kind, name: name, data: data))
+        var json = Self.fileJSON(
+            LocalizationFileRecord(bundleID: bundleID, locale: locale, kind: kind, name: name, data: data))
         if case .object(var object) = json {
             object["locales"] = .strings(localizations.locales)
             json = .object(object)
@@ -153,7 +171,8 @@ struct AppResourceRoutes: Sendable {
         let locale = try context.parameters.require("locale")
         let name = try context.parameters.require("file_name")
         guard locale == "Base" || Identifiers.isLocale(locale) else {
-            throw APIError.invalidParameter("locale", "must be a locale identifier like `en`, `pt-BR` or `zh-Hans` (or `Base`).")
+            throw APIError.invalidParameter(
+                "locale", "must be a locale identifier like `en`, `pt-BR` or `zh-Hans` (or `Base`).")
         }
         let kind: LocalizationFileKind
         if name.hasSuffix(".stringsdict") {

@@ -24,7 +24,8 @@ struct ClockRoutes: Sendable {
         let control = try requireManual()
         let body = try await JSONBody.decode(SetClockBody.self, from: request, context: context)
         guard let date = UserStateRoutes.parseTimestamp(body.now) else {
-            throw APIError.invalidField("now", "must be an ISO 8601 date-time with a time zone, like 2026-03-01T07:30:00Z.")
+            throw APIError.invalidField(
+                "now", "must be an ISO 8601 date-time with a time zone, like 2026-03-01T07:30:00Z.")
         }
         return try await move(control, .to(date), field: "now")
     }

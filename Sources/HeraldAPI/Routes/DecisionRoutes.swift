@@ -17,12 +17,15 @@ struct DecisionRoutes: Sendable {
         [APIRoute(.get, "/v1/notifications/{id}/decision", decision)]
     }
 
-    static let notFound = APIError.notFound("notification_not_found", "There is no notification with this id on your devices.")
+    static let notFound = APIError.notFound(
+        "notification_not_found", "There is no notification with this id on your devices.")
 
     @Sendable func decision(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try await authenticator.requireUser(request)
         let id = try context.parameters.require("id")
-        var devices = try await store.devices(userID: user.userID).sorted { ($0.createdAt, $0.deviceID) < ($1.createdAt, $1.deviceID) }
+        var devices = try await store.devices(userID: user.userID).sorted {
+            ($0.createdAt, $0.deviceID) < ($1.createdAt, $1.deviceID)
+        }
         if let deviceID = request.uri.queryParameters.get("device_id") {
             devices = devices.filter { $0.deviceID == deviceID }
             guard !devices.isEmpty else { throw APIError.deviceNotFound }
@@ -52,14 +55,17 @@ struct DecisionRoutes: Sendable {
         // The decision records what the sentences name (`context`: the Focus that was on, the audio route).
         var focus = stored.context.focus.map { FocusMode(id: $0.id, name: $0.name, kind: $0.kind) }
         if focus == nil, let focusID = decision.focusID {
-            focus = FocusCatalog.modes(stored: try await store.focusModes(userID: device.userID)).first { $0.id == focusID }
+            focus = FocusCatalog.modes(stored: try await store.focusModes(userID: device.userID)).first {
+                $0.id == focusID
+            }
         }
         let context = ExplanationContext(
             appName: appName ?? row.bundleID, focus: focus, sender: stored.context.sender?.handle ?? Self.facts(row),
             audioRoute: stored.context.audioRoute,
             criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil
         )
-        return DecisionExplanation(decision: decision, explanations: decision.explanations(context), releasedAt: row.releasedAt)
+        return DecisionExplanation(
+            decision: decision, explanations: decision.explanations(context), releasedAt: row.releasedAt)
     }
 
     /// The sender handle of a communication notification, when the payload names one.
@@ -80,15 +86,20 @@ enum DecisionJSON {
             "decided": .bool(explanation.decision != nil),
             "disposition": .optional(explanation.decision?.disposition.rawValue ?? row.disposition?.rawValue),
             "decision": explanation.decision.map { decision(row, $0) } ?? .null,
-            "reasons": .array(explanation.explanations.map { item in
-                .object(["code": .string(item.code.rawValue), "sentence": .string(item.sentence)])
-            }),
+            "reasons": .array(
+                explanation.explanations.map { item in
+                    .object(["code": .string(item.code.rawValue), "sentence": .string(item.sentence)])
+                }),
         ]
         let summary = explanation.summary ?? explanation.decision.map { Self.summary($0.disposition) }
         object["summary"] = .optional(summary ?? "Not decided yet.")
-        object["display"] = NotificationJSON(row).display.map { shown in
-            .object(["title": .optional(shown.title), "subtitle": .optional(shown.subtitle), "body": .optional(shown.body)])
-        } ?? .null
+        object["display"] =
+            NotificationJSON(row).display.map { shown in
+                .object([
+                    "title": .optional(shown.title), "subtitle": .optional(shown.subtitle),
+                    "body": .optional(shown.body),
+                ])
+            } ?? .null
         return .object(object)
     }
 

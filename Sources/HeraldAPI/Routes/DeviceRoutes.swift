@@ -39,7 +39,8 @@ struct DeviceRoutes: Sendable {
         let rows = try await store.notifications(deviceID: device.deviceID, after: since, limit: limit, now: now())
         var cursor = rows.last?.seq ?? since
         if rows.count < limit { cursor = max(cursor, end) }
-        return JSONBody.response(NotificationPageJSON(notifications: rows.map(NotificationJSON.init), cursor: String(cursor)))
+        return JSONBody.response(
+            NotificationPageJSON(notifications: rows.map(NotificationJSON.init), cursor: String(cursor)))
     }
 
     @Sendable func get(_ request: Request, context: APIRequestContext) async throws -> Response {

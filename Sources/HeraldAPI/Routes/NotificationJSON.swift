@@ -98,9 +98,16 @@ struct NotificationJSON: Encodable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case id, cursor, topic, priority, expiration, payload, alert, display, badge, sound, category
-        case deviceID = "device_id", bundleID = "bundle_id", pushType = "push_type", collapseID = "collapse_id"
-        case receivedAt = "received_at", readAt = "read_at", dismissedAt = "dismissed_at"
-        case threadID = "thread_id", interruptionLevel = "interruption_level", relevanceScore = "relevance_score"
+        case deviceID = "device_id"
+        case bundleID = "bundle_id"
+        case pushType = "push_type"
+        case collapseID = "collapse_id"
+        case receivedAt = "received_at"
+        case readAt = "read_at"
+        case dismissedAt = "dismissed_at"
+        case threadID = "thread_id"
+        case interruptionLevel = "interruption_level"
+        case relevanceScore = "relevance_score"
         case disposition, decision
     }
 
@@ -136,29 +143,50 @@ struct NotificationJSON: Encodable, Hashable {
     /// per event, and the encoder was most of a stream's cost.
     func write(into writer: inout JSONWriter) {
         writer.beginObject()
-        writer.literalKey("id"); writer.string(id)
-        writer.literalKey("cursor"); writer.string(cursor)
-        writer.literalKey("device_id"); writer.string(deviceID)
-        writer.literalKey("topic"); writer.string(topic)
-        writer.literalKey("bundle_id"); writer.string(bundleID)
-        writer.literalKey("push_type"); writer.string(pushType)
-        writer.literalKey("priority"); writer.integer(priority)
-        writer.literalKey("collapse_id"); writer.string(collapseID)
-        writer.literalKey("expiration"); writer.integer(expiration)
-        writer.literalKey("received_at"); writer.string(receivedAt)
-        writer.literalKey("read_at"); writer.string(readAt)
-        writer.literalKey("dismissed_at"); writer.string(dismissedAt)
+        writer.literalKey("id")
+        writer.string(id)
+        writer.literalKey("cursor")
+        writer.string(cursor)
+        writer.literalKey("device_id")
+        writer.string(deviceID)
+        writer.literalKey("topic")
+        writer.string(topic)
+        writer.literalKey("bundle_id")
+        writer.string(bundleID)
+        writer.literalKey("push_type")
+        writer.string(pushType)
+        writer.literalKey("priority")
+        writer.integer(priority)
+        writer.literalKey("collapse_id")
+        writer.string(collapseID)
+        writer.literalKey("expiration")
+        writer.integer(expiration)
+        writer.literalKey("received_at")
+        writer.string(receivedAt)
+        writer.literalKey("read_at")
+        writer.string(readAt)
+        writer.literalKey("dismissed_at")
+        writer.string(dismissedAt)
         writer.literalKey("payload")
         if let payloadText { writer.raw(payloadText) } else { writer.null() }
-        writer.literalKey("alert"); Self.write(alert, into: &writer)
-        writer.literalKey("display"); Self.write(display, into: &writer)
-        writer.literalKey("badge"); writer.integer(badge)
-        writer.literalKey("sound"); writer.string(sound)
-        writer.literalKey("thread_id"); writer.string(threadID)
-        writer.literalKey("category"); writer.string(category)
-        writer.literalKey("interruption_level"); writer.string(interruptionLevel)
-        writer.literalKey("relevance_score"); writer.number(relevanceScore)
-        writer.literalKey("disposition"); writer.string(disposition)
+        writer.literalKey("alert")
+        Self.write(alert, into: &writer)
+        writer.literalKey("display")
+        Self.write(display, into: &writer)
+        writer.literalKey("badge")
+        writer.integer(badge)
+        writer.literalKey("sound")
+        writer.string(sound)
+        writer.literalKey("thread_id")
+        writer.string(threadID)
+        writer.literalKey("category")
+        writer.string(category)
+        writer.literalKey("interruption_level")
+        writer.string(interruptionLevel)
+        writer.literalKey("relevance_score")
+        writer.number(relevanceScore)
+        writer.literalKey("disposition")
+        writer.string(disposition)
         writer.literalKey("decision")
         // The store only keeps valid JSON there (a CHECK of the schema).
         if let decisionText { writer.raw(decisionText) } else { writer.null() }
@@ -168,9 +196,12 @@ struct NotificationJSON: Encodable, Hashable {
     private static func write(_ alert: AlertJSON?, into writer: inout JSONWriter) {
         guard let alert else { return writer.null() }
         writer.beginObject()
-        writer.literalKey("title"); writer.string(alert.title)
-        writer.literalKey("subtitle"); writer.string(alert.subtitle)
-        writer.literalKey("body"); writer.string(alert.body)
+        writer.literalKey("title")
+        writer.string(alert.title)
+        writer.literalKey("subtitle")
+        writer.string(alert.subtitle)
+        writer.literalKey("body")
+        writer.string(alert.body)
         writer.endObject()
     }
 

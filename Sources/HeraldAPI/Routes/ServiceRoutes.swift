@@ -27,7 +27,7 @@ struct ServiceRoutes: Sendable {
     /// The OpenAPI document shipped as a resource of this module.
     static func openAPIDocument(logger: Logger) -> Data? {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else {
             logger.error("The OpenAPI document is missing from the HeraldAPI resources")
             return nil

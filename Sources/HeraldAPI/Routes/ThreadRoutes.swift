@@ -57,7 +57,8 @@ struct ThreadRoutes: Sendable {
         var cursor: Int64 = 0
         let now = dependencies.now()
         while true {
-            let page = try await store.notifications(deviceID: deviceID, after: cursor, limit: Self.readPageSize, now: now)
+            let page = try await store.notifications(
+                deviceID: deviceID, after: cursor, limit: Self.readPageSize, now: now)
             rows += page.filter(Self.isVisible)
             guard page.count == Self.readPageSize, let last = page.last else { break }
             cursor = last.seq
@@ -79,7 +80,10 @@ enum BadgeJSON {
         var bundleID: String
         var badge: Int
 
-        enum CodingKeys: String, CodingKey { case bundleID = "bundle_id", badge }
+        enum CodingKeys: String, CodingKey {
+            case bundleID = "bundle_id"
+            case badge
+        }
     }
 
     struct ResponseJSON: Encodable, Hashable {

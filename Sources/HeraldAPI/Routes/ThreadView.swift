@@ -29,7 +29,9 @@ struct ThreadView {
             let aps = (try? JSONParser.parse(Array(row.payload.utf8)))?.objectValue?["aps"]?.objectValue ?? [:]
             category = aps["category"]?.stringValue
             var count: Int?
-            if let number = aps["summary-arg-count"]?.lenientNumber, number.isFinite, number >= 0, number <= Double(Int32.max) {
+            if let number = aps["summary-arg-count"]?.lenientNumber, number.isFinite, number >= 0,
+                number <= Double(Int32.max)
+            {
                 count = Int(number)
             }
             entry = ThreadEntry(
@@ -57,8 +59,13 @@ struct ThreadView {
         var summaryArguments: [String]
 
         enum CodingKeys: String, CodingKey {
-            case bundleID = "bundle_id", threadID = "thread_id", grouping, count, notification
-            case otherIDs = "other_ids", summary, summaryCount = "summary_count", summaryArguments = "summary_arguments"
+            case bundleID = "bundle_id"
+            case threadID = "thread_id"
+            case grouping, count, notification
+            case otherIDs = "other_ids"
+            case summary
+            case summaryCount = "summary_count"
+            case summaryArguments = "summary_arguments"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -103,8 +110,10 @@ struct ThreadView {
         if let known = formats[key] { return known }
         var format: String?
         if let record = try await store.category(bundleID: bundleID, identifier: category),
-           case .string(let text)? = (try? JSONParser.parse(Array(record.json.utf8)))?.objectValue?["category_summary_format"],
-           !text.isEmpty {
+            case .string(let text)? = (try? JSONParser.parse(Array(record.json.utf8)))?.objectValue?[
+                "category_summary_format"],
+            !text.isEmpty
+        {
             format = text
         }
         formats[key] = .some(format)

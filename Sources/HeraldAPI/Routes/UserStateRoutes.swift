@@ -40,7 +40,9 @@ struct UserStateRoutes: Sendable {
         let user = try await authenticator.requireUser(request)
         let bundleID = try await requireApp(context)
         let stored = try await store.appSettings(userID: user.userID)[bundleID]
-        return JSONBody.response(AppSettingsJSON.json(stored ?? dependencies.defaultAppSettings, bundleID: bundleID, isDefault: stored == nil))
+        return JSONBody.response(
+            AppSettingsJSON.json(
+                stored ?? dependencies.defaultAppSettings, bundleID: bundleID, isDefault: stored == nil))
     }
 
     @Sendable func putAppSettings(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -93,7 +95,8 @@ struct UserStateRoutes: Sendable {
         let user = try await authenticator.requireUser(request)
         let (modes, zone) = try await focusState(userID: user.userID)
         let active = FocusModes(modes).active(at: now, in: zone)
-        return JSONBody.response(JSONValue.object(["focus_modes": .array(modes.map { FocusCatalog.json($0, active: active) })]))
+        return JSONBody.response(
+            JSONValue.object(["focus_modes": .array(modes.map { FocusCatalog.json($0, active: active) })]))
     }
 
     @Sendable func putFocusMode(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -116,7 +119,9 @@ struct UserStateRoutes: Sendable {
         let user = try await authenticator.requireUser(request)
         let id = try focusID(context)
         guard !FocusCatalog.isBuiltIn(id) else {
-            throw APIError(.badRequest, code: "focus_built_in", message: "The built-in Focus `\(id)` cannot be deleted; only custom ones can.")
+            throw APIError(
+                .badRequest, code: "focus_built_in",
+                message: "The built-in Focus `\(id)` cannot be deleted; only custom ones can.")
         }
         guard try await store.deleteFocusMode(id: id, userID: user.userID) else {
             throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
@@ -181,9 +186,11 @@ struct UserStateRoutes: Sendable {
         let (modes, zone) = try await focusState(userID: user.userID)
         let instant = now
         let focusModes = FocusModes(modes)
-        return JSONBody.response(FocusCatalog.activeJSON(
-            focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone), timeZone: zone
-        ))
+        return JSONBody.response(
+            FocusCatalog.activeJSON(
+                focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone),
+                timeZone: zone
+            ))
     }
 
     // MARK: Scheduled Summary
@@ -229,7 +236,9 @@ struct UserStateRoutes: Sendable {
         guard let payload = try? NotificationPayload(json: Data(row.payload.utf8)) else {
             return NotificationFacts(id: row.id, bundleID: row.bundleID, receivedAt: row.receivedAt)
         }
-        return NotificationFacts(id: row.id, bundleID: row.bundleID, payload: payload, collapseID: row.collapseID, receivedAt: row.receivedAt)
+        return NotificationFacts(
+            id: row.id, bundleID: row.bundleID, payload: payload, collapseID: row.collapseID, receivedAt: row.receivedAt
+        )
     }
 
     // MARK: Device state
@@ -266,7 +275,9 @@ struct UserStateRoutes: Sendable {
     }
 
     static func parseTimestamp(_ text: String) -> Date? {
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+            return date
+        }
         return try? Date(text, strategy: Date.ISO8601FormatStyle())
     }
 }
@@ -293,26 +304,28 @@ enum SummaryPreviewJSON {
         return .object([
             "deliver_at": .optional(Timestamp.string(preview.at)),
             "count": .number(Double(preview.digest.count)),
-            "apps": .array(preview.digest.apps.map { section in
-                .object([
-                    "bundle_id": .string(section.bundleID),
-                    "featured": .bool(section.isFeatured),
-                    "notifications": .array(section.notifications.map { facts in
-                        let alert = byID[facts.id].flatMap { NotificationJSON($0).alert }
-                        return .object([
-                            "id": .string(facts.id),
-                            "device_id": .optional(byID[facts.id]?.deviceID),
-                            "interruption_level": .string(facts.level.rawValue),
-                            "relevance_score": .number(facts.relevanceScore),
-                            "thread_id": .optional(facts.threadID),
-                            "received_at": .string(Timestamp.string(facts.receivedAt)),
-                            "featured": .bool(featured.contains(facts.id)),
-                            "title": .optional(alert?.title),
-                            "body": .optional(alert?.body),
-                        ])
-                    }),
-                ])
-            }),
+            "apps": .array(
+                preview.digest.apps.map { section in
+                    .object([
+                        "bundle_id": .string(section.bundleID),
+                        "featured": .bool(section.isFeatured),
+                        "notifications": .array(
+                            section.notifications.map { facts in
+                                let alert = byID[facts.id].flatMap { NotificationJSON($0).alert }
+                                return .object([
+                                    "id": .string(facts.id),
+                                    "device_id": .optional(byID[facts.id]?.deviceID),
+                                    "interruption_level": .string(facts.level.rawValue),
+                                    "relevance_score": .number(facts.relevanceScore),
+                                    "thread_id": .optional(facts.threadID),
+                                    "received_at": .string(Timestamp.string(facts.receivedAt)),
+                                    "featured": .bool(featured.contains(facts.id)),
+                                    "title": .optional(alert?.title),
+                                    "body": .optional(alert?.body),
+                                ])
+                            }),
+                    ])
+                }),
         ])
     }
 }

@@ -1,8 +1,8 @@
-import HeraldCore
-import Logging
 import Foundation
 import HTTPTypes
+import HeraldCore
 import Hummingbird
+import Logging
 import NIOCore
 import ServiceLifecycle
 
@@ -19,7 +19,8 @@ struct ServerSentEvents: Sendable {
     @Sendable func stream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
         let dependencies = self.dependencies
-        let cursor = try await CursorParameter.start(headers: request.headers, uri: request.uri, store: dependencies.store)
+        let cursor = try await CursorParameter.start(
+            headers: request.headers, uri: request.uri, store: dependencies.store)
         var logger = context.logger
         logger[metadataKey: "device.id"] = .string(device.deviceID)
         let headers: HTTPFields = [
@@ -27,33 +28,35 @@ struct ServerSentEvents: Sendable {
             .cacheControl: "no-cache",
             HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
-        return Response(status: .ok, headers: headers, body: ResponseBody { [logger] writer in
-            // Subscribe before the feed reads the backlog, so nothing committed in between is missed.
-            let subscription = dependencies.hub.subscribe(deviceID: device.deviceID)
-            defer { subscription.finish() }
-            let feed = LiveFeed(
-                subscription: subscription, after: cursor, store: dependencies.store,
-                now: dependencies.now, logger: logger
-            )
-            try await writer.write(ByteBuffer(string: ": connected\n\n"))
-            try await withTaskCancellationOrGracefulShutdownHandler {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        while true {
-                            try await Task.sleep(for: dependencies.heartbeatInterval)
-                            subscription.requestHeartbeat()
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { [logger] writer in
+                // Subscribe before the feed reads the backlog, so nothing committed in between is missed.
+                let subscription = dependencies.hub.subscribe(deviceID: device.deviceID)
+                defer { subscription.finish() }
+                let feed = LiveFeed(
+                    subscription: subscription, after: cursor, store: dependencies.store,
+                    now: dependencies.now, logger: logger
+                )
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                try await withTaskCancellationOrGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: dependencies.heartbeatInterval)
+                                subscription.requestHeartbeat()
+                            }
                         }
+                        for try await output in feed {
+                            try await writer.write(Self.encode(output))
+                        }
+                        group.cancelAll()
                     }
-                    for try await output in feed {
-                        try await writer.write(Self.encode(output))
-                    }
-                    group.cancelAll()
+                } onCancelOrGracefulShutdown: {
+                    subscription.finish()
                 }
-            } onCancelOrGracefulShutdown: {
-                subscription.finish()
-            }
-            try await writer.finish(nil)
-        })
+                try await writer.finish(nil)
+            })
     }
 
     /// Writes `value` in decimal digits (no string made per event).
@@ -104,7 +107,8 @@ struct ServerSentEvents: Sendable {
                 let json = NotificationJSON(change.notification).jsonBytes
                 buffer.writeStaticString("id: ")
                 Self.writeDecimal(change.cursor, to: &buffer)
-                buffer.writeStaticString(change.isRemoval ? "\nevent: removed\ndata: " : "\nevent: notification\ndata: ")
+                buffer.writeStaticString(
+                    change.isRemoval ? "\nevent: removed\ndata: " : "\nevent: notification\ndata: ")
                 buffer.writeBytes(json)
                 buffer.writeStaticString("\n\n")
             }

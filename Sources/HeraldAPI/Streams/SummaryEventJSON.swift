@@ -16,24 +16,36 @@ enum SummaryEventJSON {
         let summary = live.summary
         let featured = Set(summary.featured)
         writer.beginObject()
-        writer.key("cursor"); writer.string(String(live.cursor))
-        writer.key("device_id"); writer.string(summary.deviceID)
-        writer.key("slot"); writer.string(Timestamp.string(summary.slot))
-        writer.key("released_at"); writer.string(Timestamp.string(summary.releasedAt))
+        writer.key("cursor")
+        writer.string(String(live.cursor))
+        writer.key("device_id")
+        writer.string(summary.deviceID)
+        writer.key("slot")
+        writer.string(Timestamp.string(summary.slot))
+        writer.key("released_at")
+        writer.string(Timestamp.string(summary.releasedAt))
         writer.key("apps")
         writer.beginArray()
         for app in summary.apps {
             writer.beginObject()
-            writer.key("bundle_id"); writer.string(app.bundleID)
-            writer.key("featured"); writer.bool(app.ids.contains(where: featured.contains))
+            writer.key("bundle_id")
+            writer.string(app.bundleID)
+            writer.key("featured")
+            writer.bool(app.ids.contains(where: featured.contains))
             writer.key("notifications")
             writer.beginArray()
             for id in app.ids {
                 writer.beginObject()
-                writer.key("id"); writer.string(id)
-                writer.key("featured"); writer.bool(featured.contains(id))
+                writer.key("id")
+                writer.string(id)
+                writer.key("featured")
+                writer.bool(featured.contains(id))
                 writer.key("notification")
-                if let row = summary.notifications[id] { NotificationJSON(row).write(into: &writer) } else { writer.null() }
+                if let row = summary.notifications[id] {
+                    NotificationJSON(row).write(into: &writer)
+                } else {
+                    writer.null()
+                }
                 writer.endObject()
             }
             writer.endArray()

@@ -13,7 +13,8 @@ import NIOHTTP1
 enum UpgradeRefusal {
     /// Installs the replacement of the refusal response for `error` on `channel`.
     static func install(_ error: APIError, on channel: any Channel, logger: Logger) async {
-        let body = (try? JSONBody.encode(ErrorEnvelope(error: .init(code: error.code, message: error.message)))) ?? Data()
+        let body =
+            (try? JSONBody.encode(ErrorEnvelope(error: .init(code: error.code, message: error.message)))) ?? Data()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.count))
@@ -30,9 +31,11 @@ enum UpgradeRefusal {
                 )
             }.get()
         } catch {
-            logger.debug("Could not install the WebSocket refusal response", metadata: [
-                "error.type": .string(String(describing: type(of: error))),
-            ])
+            logger.debug(
+                "Could not install the WebSocket refusal response",
+                metadata: [
+                    "error.type": .string(String(describing: type(of: error)))
+                ])
         }
     }
 }

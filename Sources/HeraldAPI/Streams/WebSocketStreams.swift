@@ -25,13 +25,15 @@ struct WebSocketStreams: Sendable {
 
     /// Whether to upgrade a request, and the session to run when it does. A refused request gets
     /// the JSON error the SSE route would give (401, 404 `device_not_found`, 400 for a bad cursor).
-    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel, logger: Logger) async -> ShouldUpgradeResult<Handler> {
+    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel, logger: Logger) async -> ShouldUpgradeResult<Handler>
+    {
         do {
             return .upgrade([:], try await session(for: head))
         } catch {
             let refusal = error as? APIError ?? .internalError
             if refusal == .internalError {
-                logger.error("WebSocket upgrade failed", metadata: ["error.type": .string(String(describing: type(of: error)))])
+                logger.error(
+                    "WebSocket upgrade failed", metadata: ["error.type": .string(String(describing: type(of: error)))])
             }
             await UpgradeRefusal.install(refusal, on: channel, logger: logger)
             return .dontUpgrade
@@ -94,18 +96,23 @@ struct WebSocketStreams: Sendable {
                         }
                     case .state(let state):
                         let message = JSONValue.object(["type": .string("state"), "state": state])
-                        try await outbound.writeTextMessage(String(decoding: try JSONBody.encode(message), as: UTF8.self))
+                        try await outbound.writeTextMessage(
+                            String(decoding: try JSONBody.encode(message), as: UTF8.self))
                     case .summary(let summary):
                         var writer = JSONWriter(capacity: 4_096)
                         writer.beginObject()
-                        writer.key("type"); writer.string("summary")
-                        writer.key("cursor"); writer.string(String(summary.cursor))
-                        writer.key("summary"); SummaryEventJSON.write(summary, into: &writer)
+                        writer.key("type")
+                        writer.string("summary")
+                        writer.key("cursor")
+                        writer.string(String(summary.cursor))
+                        writer.key("summary")
+                        SummaryEventJSON.write(summary, into: &writer)
                         writer.endObject()
                         try await outbound.writeTextMessage(String(decoding: writer.bytes, as: UTF8.self))
                     case .badge(let badge):
                         let message = JSONValue.object(["type": .string("badge"), "badge": badge])
-                        try await outbound.writeTextMessage(String(decoding: try JSONBody.encode(message), as: UTF8.self))
+                        try await outbound.writeTextMessage(
+                            String(decoding: try JSONBody.encode(message), as: UTF8.self))
                     case .heartbeat:
                         continue
                     }
@@ -121,9 +128,12 @@ struct WebSocketStreams: Sendable {
     static func message(_ change: LiveChange) throws -> String {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("type"); writer.string(change.isRemoval ? "removed" : "notification")
-        writer.key("cursor"); writer.string(String(change.cursor))
-        writer.key("notification"); NotificationJSON(change.notification).write(into: &writer)
+        writer.key("type")
+        writer.string(change.isRemoval ? "removed" : "notification")
+        writer.key("cursor")
+        writer.string(String(change.cursor))
+        writer.key("notification")
+        NotificationJSON(change.notification).write(into: &writer)
         writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self)
     }

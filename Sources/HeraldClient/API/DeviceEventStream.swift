@@ -15,7 +15,9 @@ public struct ReconnectPolicy: Hashable, Sendable {
     public var maximumAttempts: Int?
 
     /// A policy from its parts.
-    public init(initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(15), maximumAttempts: Int? = nil) {
+    public init(
+        initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(15), maximumAttempts: Int? = nil
+    ) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
         self.maximumAttempts = maximumAttempts
@@ -141,7 +143,8 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
 
         private func connect() async throws -> HTTPClientResponse.Body.AsyncIterator {
             let client = stream.client
-            var request = client.makeRequest(path: "/v1/devices/\(HeraldAPIClient.pathSegment(stream.deviceID))/stream", query: [])
+            var request = client.makeRequest(
+                path: "/v1/devices/\(HeraldAPIClient.pathSegment(stream.deviceID))/stream", query: [])
             request.method = .GET
             request.headers.add(name: "accept", value: "text/event-stream")
             request.headers.add(name: "cache-control", value: "no-cache")
@@ -155,7 +158,8 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
             }
             let contentType = response.headers.first(name: "content-type") ?? ""
             guard contentType.lowercased().hasPrefix("text/event-stream") else {
-                throw HeraldClientError("The stream answered with content type \"\(contentType)\", not text/event-stream.")
+                throw HeraldClientError(
+                    "The stream answered with content type \"\(contentType)\", not text/event-stream.")
             }
             return response.body.makeAsyncIterator()
         }

@@ -5,7 +5,8 @@ import HeraldCore
 extension HeraldAPIClient {
     /// `POST /v1/admin/teams`: creates a team.
     public func createTeam(teamID: String, name: String) async throws -> Data {
-        try await send("POST", path: "/v1/admin/teams", body: .object(["team_id": .string(teamID), "name": .string(name)]))
+        try await send(
+            "POST", path: "/v1/admin/teams", body: .object(["team_id": .string(teamID), "name": .string(name)]))
     }
 
     /// `GET /v1/admin/teams`: `{"teams":[…]}`.
@@ -17,7 +18,9 @@ extension HeraldAPIClient {
     /// generates the key pair and answers with the private key and its `.p8` path.
     ///
     /// - Parameter topics: the bundle ids the key may push to; nil = every app of the team.
-    public func createKey(teamID: String, keyID: String? = nil, topics: [String]? = nil, publicKeyPEM: String? = nil) async throws -> Data {
+    public func createKey(teamID: String, keyID: String? = nil, topics: [String]? = nil, publicKeyPEM: String? = nil)
+        async throws -> Data
+    {
         var body: [String: JSONValue] = ["team_id": .string(teamID)]
         if let keyID { body["key_id"] = .string(keyID) }
         if let topics { body["topics"] = .array(topics.map(JSONValue.string)) }
@@ -26,7 +29,9 @@ extension HeraldAPIClient {
     }
 
     /// `POST /v1/admin/apps`: registers an app (its bundle id is its topic) with its entitlements.
-    public func createApp(bundleID: String, teamID: String, name: String? = nil, entitlements: Entitlements = Entitlements()) async throws -> Data {
+    public func createApp(
+        bundleID: String, teamID: String, name: String? = nil, entitlements: Entitlements = Entitlements()
+    ) async throws -> Data {
         var body: [String: JSONValue] = [
             "bundle_id": .string(bundleID),
             "team_id": .string(teamID),

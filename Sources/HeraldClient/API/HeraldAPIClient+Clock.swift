@@ -70,7 +70,9 @@ public enum ClockDuration {
                 continue
             }
             let number = rest.prefix { $0.isNumber || $0 == "." }
-            guard !number.isEmpty, let amount = Double(number), let unit = rest.dropFirst(number.count).first else { return nil }
+            guard !number.isEmpty, let amount = Double(number), let unit = rest.dropFirst(number.count).first else {
+                return nil
+            }
             rest = rest.dropFirst(number.count + 1)
             let rank: Int
             let seconds: Double

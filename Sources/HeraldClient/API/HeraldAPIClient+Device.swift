@@ -4,7 +4,8 @@ import HeraldCore
 /// The device API (`/v1/devices/{device_id}/…`); the client's bearer token is a user's token.
 extension HeraldAPIClient {
     /// `GET …/notifications`: `{"notifications":[…],"cursor":…}`, oldest first after `since`.
-    public func listNotifications(deviceID: String, since cursor: String? = nil, limit: Int? = nil) async throws -> Data {
+    public func listNotifications(deviceID: String, since cursor: String? = nil, limit: Int? = nil) async throws -> Data
+    {
         var query: [(name: String, value: String)] = []
         if let cursor { query.append(("since", cursor)) }
         if let limit { query.append(("limit", String(limit))) }

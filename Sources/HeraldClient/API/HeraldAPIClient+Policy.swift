@@ -69,10 +69,12 @@ extension HeraldAPIClient {
     }
 
     /// `PUT /v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}` with the file (admin token).
-    public func uploadLocalization(bundleID: String, locale: String, fileName: String, data: Data) async throws -> Data {
+    public func uploadLocalization(bundleID: String, locale: String, fileName: String, data: Data) async throws -> Data
+    {
         try await send(
             "PUT",
-            path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/localizations/\(Self.pathSegment(locale))/\(Self.pathSegment(fileName))",
+            path:
+                "/v1/admin/apps/\(Self.pathSegment(bundleID))/localizations/\(Self.pathSegment(locale))/\(Self.pathSegment(fileName))",
             data: data, contentType: "application/octet-stream"
         )
     }

@@ -28,7 +28,8 @@ public final class HeraldAPIClient: Sendable {
         baseURL: URL, bearerToken: String?, caFile: String? = nil,
         timeout: TimeAmount = .seconds(30), idleTimeout: TimeAmount? = nil
     ) throws {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http", baseURL.host != nil else {
+        guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http", baseURL.host != nil
+        else {
             throw HeraldClientError("The API URL must look like http://host[:port], not \(baseURL.absoluteString).")
         }
         self.baseURL = baseURL
@@ -141,7 +142,7 @@ public struct HeraldAPIError: Error, CustomStringConvertible, Sendable {
         let text = String(decoding: body.prefix(1000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let message = text.isEmpty ? "The server answered with status \(status)." : text
         return OrderedJSONObject([
-            "error": .object(["code": .string("http_\(status)"), "message": .string(message)]),
+            "error": .object(["code": .string("http_\(status)"), "message": .string(message)])
         ]).jsonLine
     }
 

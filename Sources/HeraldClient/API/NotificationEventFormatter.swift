@@ -16,7 +16,8 @@ public struct NotificationEventFormatter: Sendable {
 
     /// The line for `event`; events whose data is not a notification object are shown as they are.
     public func line(for event: ServerSentEvent) -> String {
-        guard let notification = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)))?.objectValue else {
+        guard let notification = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)))?.objectValue
+        else {
             return "\(event.event): \(event.data)"
         }
         if event.event == "badge" { return Self.badgeLine(notification) }
@@ -67,10 +68,12 @@ public struct NotificationEventFormatter: Sendable {
                 let text = [alert?["title"]?.stringValue, alert?["body"]?.stringValue]
                     .compactMap { $0.flatMap { $0.isEmpty ? nil : $0 } }
                     .joined(separator: " — ")
-                featured.append("\(app["bundle_id"]?.stringValue ?? "?") \(text.isEmpty ? item["id"]?.stringValue ?? "" : text)")
+                featured.append(
+                    "\(app["bundle_id"]?.stringValue ?? "?") \(text.isEmpty ? item["id"]?.stringValue ?? "" : text)")
             }
         }
-        let head = "\(time)  summary  \(count) notification\(count == 1 ? "" : "s") from \(apps.count) app\(apps.count == 1 ? "" : "s")"
+        let head =
+            "\(time)  summary  \(count) notification\(count == 1 ? "" : "s") from \(apps.count) app\(apps.count == 1 ? "" : "s")"
         return featured.isEmpty ? head : "\(head); featured: \(featured.joined(separator: "; "))"
     }
 
@@ -86,7 +89,8 @@ public struct NotificationEventFormatter: Sendable {
             guard let object = app.objectValue else { return nil }
             return "\(object["bundle_id"]?.stringValue ?? "?") \(count(object["badge"]))"
         }
-        return "badges  total \(count(badges["badge_total"]))" + (apps.isEmpty ? "" : "  (\(apps.joined(separator: ", ")))")
+        return "badges  total \(count(badges["badge_total"]))"
+            + (apps.isEmpty ? "" : "  (\(apps.joined(separator: ", ")))")
     }
 
     private func clockTime(_ date: Date) -> String {

@@ -134,10 +134,11 @@ public struct ServerSentEventParser: Sendable {
         }
         lastEventID = idBuffer
         guard hasData else { return }
-        events.append(ServerSentEvent(
-            id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
-            event: eventType.isEmpty ? "message" : eventType,
-            data: data
-        ))
+        events.append(
+            ServerSentEvent(
+                id: lastEventID.flatMap { $0.isEmpty ? nil : $0 },
+                event: eventType.isEmpty ? "message" : eventType,
+                data: data
+            ))
     }
 }

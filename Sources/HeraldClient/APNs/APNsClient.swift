@@ -39,8 +39,10 @@ public final class APNsClient: Sendable {
         timeout: TimeAmount = .seconds(30),
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http", baseURL.host != nil else {
-            throw HeraldClientError("The APNs URL must look like https://host[:port] or http://host[:port], not \(baseURL.absoluteString).")
+        guard let scheme = baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http", baseURL.host != nil
+        else {
+            throw HeraldClientError(
+                "The APNs URL must look like https://host[:port] or http://host[:port], not \(baseURL.absoluteString).")
         }
         self.baseURL = baseURL
         self.httpClient = try HTTPClient.makeHerald(caFile: caFile)
@@ -81,7 +83,8 @@ public final class APNsClient: Sendable {
     static func url(base: URL, deviceToken: String) -> String {
         var base = base.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
-        let token = deviceToken.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? deviceToken
+        let token =
+            deviceToken.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? deviceToken
         return "\(base)/3/device/\(token)"
     }
 }

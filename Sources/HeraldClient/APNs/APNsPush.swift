@@ -91,7 +91,7 @@ public struct APNsPushResult: Hashable, Sendable {
     /// Reads `reason` and `timestamp` from an error body; other bodies leave them nil.
     static func errorFields(of body: Data) -> (reason: String?, timestamp: Int64?) {
         guard !body.isEmpty,
-              let object = (try? JSONDecoder().decode(JSONValue.self, from: body))?.objectValue
+            let object = (try? JSONDecoder().decode(JSONValue.self, from: body))?.objectValue
         else { return (nil, nil) }
         let timestamp = object["timestamp"]?.lenientNumber.flatMap { $0.isFinite ? Int64(exactly: $0.rounded()) : nil }
         return (object["reason"]?.stringValue, timestamp)

@@ -55,7 +55,8 @@ public struct AlertPayload: Hashable, Sendable {
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if let badge { aps["badge"] = .number(Double(badge)) }
         if let sound {
-            aps["sound"] = interruptionLevel == .critical
+            aps["sound"] =
+                interruptionLevel == .critical
                 ? .object(["critical": .number(1), "name": .string(sound), "volume": .number(1)])
                 : .string(sound)
         }

@@ -36,7 +36,9 @@ public enum APNsID {
         for (index, byte) in utf8.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 if byte != UInt8(ascii: "-") { return false }
-            } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)) {
+            } else if !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
+                || (byte >= 0x41 && byte <= 0x46))
+            {
                 return false
             }
         }

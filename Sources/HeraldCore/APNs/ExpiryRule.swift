@@ -9,7 +9,9 @@ import Foundation
 /// expiration, when it expires at `now` or later (UNIX seconds), or — `apns-expiration: 0`, "now or
 /// never" — when the session it would reach is connected at that moment.
 public enum ExpiryRule {
-    public static func isDeliverable(expiration: Int64?, alreadyDelivered: Bool, toConnectedSession: Bool, now: Date) -> Bool {
+    public static func isDeliverable(expiration: Int64?, alreadyDelivered: Bool, toConnectedSession: Bool, now: Date)
+        -> Bool
+    {
         if alreadyDelivered { return true }
         guard let expiration else { return true }
         if expiration == 0 { return toConnectedSession }

@@ -160,7 +160,7 @@ extension NotificationPayload {
                 if liveActivityKeys.contains(key) {
                     aps.liveActivity[key] = value
                 }
-                // Other keys inside `aps` are ignored, as APNs ignores them.
+            // Other keys inside `aps` are ignored, as APNs ignores them.
             }
         }
         return aps

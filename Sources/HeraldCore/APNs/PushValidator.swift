@@ -59,7 +59,8 @@ public enum PushValidator {
             var seen = Set<String>()
             return headers.contains { !seen.insert($0.name).inserted }
         }
-        for (index, header) in headers.enumerated() where headers[..<index].contains(where: { $0.name == header.name }) {
+        for (index, header) in headers.enumerated() where headers[..<index].contains(where: { $0.name == header.name })
+        {
             return true
         }
         return false
@@ -76,7 +77,8 @@ public enum PushValidator {
         // On the UTF-8 view: a Character search of the path was a tenth of the validation.
         let path = request.path.utf8
         let pathWithoutQuery = path.firstIndex(of: UInt8(ascii: "?")).map { path[..<$0] } ?? path[...]
-        guard pathWithoutQuery.starts(with: "/3/device/".utf8) || pathWithoutQuery.elementsEqual("/3/device".utf8) else {
+        guard pathWithoutQuery.starts(with: "/3/device/".utf8) || pathWithoutQuery.elementsEqual("/3/device".utf8)
+        else {
             return .failure(APNsFailure(.badPath))
         }
         let rawToken = Substring(pathWithoutQuery.dropFirst("/3/device/".utf8.count))
@@ -148,18 +150,19 @@ public enum PushValidator {
             return .failure(APNsFailure(.badPayload))
         }
 
-        return .success(AcceptedPush(
-            apnsID: apnsID,
-            topic: topic,
-            pushType: pushType,
-            priority: priority,
-            expiration: expiration,
-            collapseID: collapseID,
-            token: token,
-            app: app,
-            payload: payload,
-            rawPayload: request.body
-        ))
+        return .success(
+            AcceptedPush(
+                apnsID: apnsID,
+                topic: topic,
+                pushType: pushType,
+                priority: priority,
+                expiration: expiration,
+                collapseID: collapseID,
+                token: token,
+                app: app,
+                payload: payload,
+                rawPayload: request.body
+            ))
     }
 
     /// The push type APNs assumes when the header is missing: from the topic's suffix, else alert.

@@ -31,7 +31,7 @@ public struct ProviderAuthState: Sendable {
         }
         let rest = utf8.dropFirst(7)
         guard let first = rest.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-              let last = rest.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+            let last = rest.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
         else { return nil }
         return String(Substring(rest[first...last]))
     }
@@ -56,8 +56,8 @@ public struct ProviderAuthState: Sendable {
         }
 
         guard let parsed = ProviderToken.parse(Substring(token)),
-              let key = registry.keys[parsed.claims.keyID],
-              let publicKey = registry.publicKeys[parsed.claims.keyID]
+            let key = registry.keys[parsed.claims.keyID],
+            let publicKey = registry.publicKeys[parsed.claims.keyID]
         else { return .failure(APNsFailure(.invalidProviderToken)) }
         let claims = parsed.claims
         guard key.teamID == claims.teamID else { return .failure(APNsFailure(.unrelatedKeyIdInToken)) }
@@ -71,7 +71,8 @@ public struct ProviderAuthState: Sendable {
         }
         // The same claims signed again (ECDSA signatures differ each time) are the same token.
         if let currentClaims, currentClaims != claims,
-           now.timeIntervalSince(currentClaims.issuedAt) < Self.minimumRefreshInterval {
+            now.timeIntervalSince(currentClaims.issuedAt) < Self.minimumRefreshInterval
+        {
             return .failure(APNsFailure(.tooManyProviderTokenUpdates))
         }
         currentToken = token

@@ -38,15 +38,15 @@ public enum ProviderToken {
     public static func parse(_ token: Substring) -> ParsedProviderToken? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]),
-              let claimsData = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode([String: JSONValue].self, from: headerData),
-              let claims = try? JSONDecoder().decode([String: JSONValue].self, from: claimsData),
-              header["alg"]?.stringValue == "ES256",
-              let keyID = header["kid"]?.stringValue,
-              let teamID = claims["iss"]?.stringValue,
-              let issuedAt = claims["iat"]?.lenientNumber, issuedAt.isFinite
+            let headerData = Base64URL.decode(parts[0]),
+            let claimsData = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = try? JSONDecoder().decode([String: JSONValue].self, from: headerData),
+            let claims = try? JSONDecoder().decode([String: JSONValue].self, from: claimsData),
+            header["alg"]?.stringValue == "ES256",
+            let keyID = header["kid"]?.stringValue,
+            let teamID = claims["iss"]?.stringValue,
+            let issuedAt = claims["iat"]?.lenientNumber, issuedAt.isFinite
         else { return nil }
         let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         return ParsedProviderToken(
@@ -57,9 +57,12 @@ public enum ProviderToken {
     }
 
     /// Makes a provider token signed with `key`, with a raw R‖S signature as JWS prescribes.
-    public static func make(teamID: String, keyID: String, issuedAt: Date, key: P256.Signing.PrivateKey) throws -> String {
+    public static func make(teamID: String, keyID: String, issuedAt: Date, key: P256.Signing.PrivateKey) throws
+        -> String
+    {
         let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = Base64URL.encode(Data(#"{"iss":"\#(teamID)","iat":\#(Int64(issuedAt.timeIntervalSince1970))}"#.utf8))
+        let claims = Base64URL.encode(
+            Data(#"{"iss":"\#(teamID)","iat":\#(Int64(issuedAt.timeIntervalSince1970))}"#.utf8))
         let signingInput = Data("\(header).\(claims)".utf8)
         let signature = try key.signature(for: signingInput)
         return "\(header).\(claims).\(Base64URL.encode(signature.rawRepresentation))"

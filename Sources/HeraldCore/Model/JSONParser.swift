@@ -45,9 +45,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
         default: return .number(try parseNumber())
         }
     }
@@ -158,7 +164,9 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: scalars, as: UTF8.self) else { throw error("Invalid UTF-8 in a string") }
+                guard let string = String(validating: scalars, as: UTF8.self) else {
+                    throw error("Invalid UTF-8 in a string")
+                }
                 return string
             case UInt8(ascii: "\\"):
                 index += 1
@@ -175,7 +183,9 @@ public struct JSONParser {
                 case UInt8(ascii: "u"):
                     var code = try parseHex4()
                     if (0xD800...0xDBFF).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw error("Unpaired surrogate")
                         }
                         index += 2
@@ -233,7 +243,9 @@ public struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, (0x30...0x39).contains(bytes[index]) else { throw error("Invalid number") }
             while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
         }

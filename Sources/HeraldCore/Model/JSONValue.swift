@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value, for payload keys Herald keeps but does not interpret (custom keys, Live Activity state).
 public enum JSONValue: Hashable, Sendable {
     case null
@@ -65,5 +67,3 @@ extension JSONValue: Codable {
         }
     }
 }
-
-import Foundation

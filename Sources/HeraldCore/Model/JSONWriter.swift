@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes JSON text into a byte array, for responses on hot paths (the live streams write one
@@ -145,7 +145,9 @@ public struct JSONWriter {
             let start = bytes.count
             bytes.append(contentsOf: utf8)
             // Most texts have no line break: memchr finds that without a loop over every byte here.
-            guard let base = utf8.baseAddress, memchr(base, 0x0A, utf8.count) != nil || memchr(base, 0x0D, utf8.count) != nil else { return }
+            guard let base = utf8.baseAddress,
+                memchr(base, 0x0A, utf8.count) != nil || memchr(base, 0x0D, utf8.count) != nil
+            else { return }
             for index in start..<bytes.count where bytes[index] == 0x0A || bytes[index] == 0x0D {
                 bytes[index] = UInt8(ascii: " ")
             }
@@ -163,7 +165,8 @@ public struct JSONWriter {
                 let last = haystack.count - needle.count
                 while index <= last {
                     if haystack[index] == first,
-                       memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0 {
+                        memcmp(haystack.baseAddress! + index, needle.baseAddress!, needle.count) == 0
+                    {
                         return true
                     }
                     index += 1
@@ -185,12 +188,22 @@ public struct JSONWriter {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(byte)
+                case 0x0A:
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(UInt8(ascii: "n"))
+                case 0x0D:
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(UInt8(ascii: "r"))
+                case 0x09:
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(UInt8(ascii: "t"))
                 default:
-                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(contentsOf: [
+                        UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    ])
                     bytes.append(Self.hexDigits[Int(byte >> 4)])
                     bytes.append(Self.hexDigits[Int(byte & 0x0f)])
                 }

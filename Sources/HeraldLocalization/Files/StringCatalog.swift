@@ -20,7 +20,8 @@ enum StringCatalog {
         do {
             file = try JSONDecoder().decode(File.self, from: data)
         } catch let DecodingError.dataCorrupted(context) {
-            throw invalid(context.underlyingError.map { "not JSON (\($0.localizedDescription))" } ?? context.debugDescription)
+            throw invalid(
+                context.underlyingError.map { "not JSON (\($0.localizedDescription))" } ?? context.debugDescription)
         } catch let DecodingError.keyNotFound(key, context) {
             throw invalid("missing \"\(key.stringValue)\" at \(path(context))")
         } catch let DecodingError.typeMismatch(_, context) {
@@ -40,13 +41,17 @@ enum StringCatalog {
         return contents
     }
 
-    private static func entry(_ node: Node, substitutions inherited: [String: Substitution], includeNew: Bool) -> LocalizedEntry? {
-        let substitutions = inherited
+    private static func entry(_ node: Node, substitutions inherited: [String: Substitution], includeNew: Bool)
+        -> LocalizedEntry?
+    {
+        let substitutions =
+            inherited
             .merging(node.variations?.substitutions ?? [:]) { $1 }
             .merging(node.substitutions ?? [:]) { $1 }
         if let devices = node.variations?.device {
             guard let device = ["iphone", "other"].first(where: { devices[$0] != nil }) ?? devices.keys.min(),
-                  let chosen = devices[device] else { return nil }
+                let chosen = devices[device]
+            else { return nil }
             return entry(chosen, substitutions: substitutions, includeNew: includeNew)
         }
         let body: LocalizedEntry.Body
@@ -64,7 +69,8 @@ enum StringCatalog {
             let argument = "%" + (substitution.argNum.map { "\($0)$" } ?? "") + (substitution.formatSpecifier ?? "@")
             let variants = texts(substitution.variations?.plural ?? [:], includeNew: includeNew)
                 .mapValues { $0.replacingOccurrences(of: "%arg", with: argument) }
-            variables[name] = PluralVariable(variants: variants, valueType: substitution.formatSpecifier, argumentIndex: substitution.argNum)
+            variables[name] = PluralVariable(
+                variants: variants, valueType: substitution.formatSpecifier, argumentIndex: substitution.argNum)
         }
         return LocalizedEntry(body: body, variables: variables, source: .stringCatalog)
     }
@@ -73,7 +79,8 @@ enum StringCatalog {
         var variants: [PluralCategory: String] = [:]
         for (name, node) in plural {
             guard let category = PluralCategory(rawValue: name), let unit = node.stringUnit,
-                  includeNew || unit.state != "new" else { continue }
+                includeNew || unit.state != "new"
+            else { continue }
             variants[category] = unit.value
         }
         return variants

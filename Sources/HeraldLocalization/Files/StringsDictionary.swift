@@ -14,7 +14,8 @@ enum StringsDictionary {
         do {
             root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
-            throw LocalizationFileError(fileKind: "stringsdict", reason: "not a property list (\(error.localizedDescription))")
+            throw LocalizationFileError(
+                fileKind: "stringsdict", reason: "not a property list (\(error.localizedDescription))")
         }
         guard let dictionary = root as? [String: Any] else {
             throw LocalizationFileError(fileKind: "stringsdict", reason: "the top level is not a dictionary")
@@ -35,12 +36,15 @@ enum StringsDictionary {
         }
         if let widths = dictionary["NSStringVariableWidthRuleType"] as? [String: Any] {
             let widest = widths.keys.max { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }
-            guard let widest, let chosen = widths[widest] else { throw invalid(key, "has an empty NSStringVariableWidthRuleType") }
+            guard let widest, let chosen = widths[widest] else {
+                throw invalid(key, "has an empty NSStringVariableWidthRuleType")
+            }
             return try entry(chosen, key: key)
         }
         if let devices = dictionary["NSStringDeviceSpecificRuleType"] as? [String: Any] {
             guard let device = ["iphone", "other"].first(where: { devices[$0] != nil }) ?? devices.keys.min(),
-                  let chosen = devices[device] else { throw invalid(key, "has an empty NSStringDeviceSpecificRuleType") }
+                let chosen = devices[device]
+            else { throw invalid(key, "has an empty NSStringDeviceSpecificRuleType") }
             return try entry(chosen, key: key)
         }
         guard let format = dictionary["NSStringLocalizedFormatKey"] as? String else {
@@ -48,16 +52,21 @@ enum StringsDictionary {
         }
         var variables: [String: PluralVariable] = [:]
         for (name, value) in dictionary where name != "NSStringLocalizedFormatKey" {
-            guard let spec = value as? [String: Any], spec["NSStringFormatSpecTypeKey"] as? String == "NSStringPluralRuleType" else {
+            guard let spec = value as? [String: Any],
+                spec["NSStringFormatSpecTypeKey"] as? String == "NSStringPluralRuleType"
+            else {
                 continue  // other rule types are not variables Herald can resolve; the token stays visible
             }
             var variants: [PluralCategory: String] = [:]
             for category in PluralCategory.allCases {
                 guard let text = spec[category.rawValue] else { continue }
-                guard let text = text as? String else { throw invalid(key, "has a non-string '\(category.rawValue)' in variable '\(name)'") }
+                guard let text = text as? String else {
+                    throw invalid(key, "has a non-string '\(category.rawValue)' in variable '\(name)'")
+                }
                 variants[category] = text
             }
-            variables[name] = PluralVariable(variants: variants, valueType: spec["NSStringFormatValueTypeKey"] as? String)
+            variables[name] = PluralVariable(
+                variants: variants, valueType: spec["NSStringFormatValueTypeKey"] as? String)
         }
         return LocalizedEntry(body: .text(format), variables: variables, source: .stringsDictionary)
     }

@@ -33,7 +33,8 @@ enum StringsFile {
         default:
             let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
             guard let text = String(validating: body, as: UTF8.self) else {
-                throw LocalizationFileError(fileKind: "strings", reason: "the file is neither UTF-8 nor UTF-16 with a byte-order mark")
+                throw LocalizationFileError(
+                    fileKind: "strings", reason: "the file is neither UTF-8 nor UTF-16 with a byte-order mark")
             }
             return text
         }
@@ -61,7 +62,10 @@ enum StringsFile {
             var entries: [String: String] = [:]
             try skipTrivia()
             let braced = current == "{"
-            if braced { advance(); try skipTrivia() }
+            if braced {
+                advance()
+                try skipTrivia()
+            }
             while let scalar = current, !(braced && scalar == "}") {
                 let key = try string(expecting: "a key")
                 try skipTrivia()
@@ -95,9 +99,12 @@ enum StringsFile {
                 } else if scalar == "/", index + 1 < scalars.count, scalars[index + 1] == "*" {
                     let start = line
                     index += 2
-                    while current != nil, !(current == "*" && index + 1 < scalars.count && scalars[index + 1] == "/") { advance() }
+                    while current != nil, !(current == "*" && index + 1 < scalars.count && scalars[index + 1] == "/") {
+                        advance()
+                    }
                     guard current != nil else {
-                        throw LocalizationFileError(fileKind: "strings", line: start, reason: "a /* comment is never closed")
+                        throw LocalizationFileError(
+                            fileKind: "strings", line: start, reason: "a /* comment is never closed")
                     }
                     index += 2
                 } else {
@@ -110,7 +117,9 @@ enum StringsFile {
             guard let first = current else { throw error("expected \(what), found the end of the file") }
             if first == "\"" { return try quoted() }
             var text = String.UnicodeScalarView()
-            while let scalar = current, scalar.isASCII, Character(scalar).isLetter || Character(scalar).isNumber || "_$+/:.-".unicodeScalars.contains(scalar) {
+            while let scalar = current, scalar.isASCII,
+                Character(scalar).isLetter || Character(scalar).isNumber || "_$+/:.-".unicodeScalars.contains(scalar)
+            {
                 text.append(scalar)
                 advance()
             }
@@ -136,12 +145,16 @@ enum StringsFile {
         mutating func escape(into text: inout String.UnicodeScalarView) throws {
             guard let scalar = current else { throw error("a backslash ends the file") }
             advance()
-            let simple: [Unicode.Scalar: Unicode.Scalar] = ["n": "\n", "t": "\t", "r": "\r", "a": "\u{07}", "b": "\u{08}", "f": "\u{0C}", "v": "\u{0B}"]
+            let simple: [Unicode.Scalar: Unicode.Scalar] = [
+                "n": "\n", "t": "\t", "r": "\r", "a": "\u{07}", "b": "\u{08}", "f": "\u{0C}", "v": "\u{0B}",
+            ]
             if let replacement = simple[scalar] {
                 text.append(replacement)
             } else if scalar == "U" || scalar == "u" {
                 var unit = hexadecimal()
-                if (0xD800..<0xDC00).contains(unit), current == "\\", index + 1 < scalars.count, scalars[index + 1] == "U" || scalars[index + 1] == "u" {
+                if (0xD800..<0xDC00).contains(unit), current == "\\", index + 1 < scalars.count,
+                    scalars[index + 1] == "U" || scalars[index + 1] == "u"
+                {
                     let mark = (index, line)
                     index += 2
                     let low = hexadecimal()

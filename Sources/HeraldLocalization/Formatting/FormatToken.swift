@@ -118,6 +118,7 @@ struct FormatSpecifier: Sendable, Hashable {
 
     /// The specifier written back as format text.
     var text: String {
-        "%" + (position.map { "\($0)$" } ?? "") + flags + width + (precision.map { "." + $0 } ?? "") + length + String(conversion)
+        "%" + (position.map { "\($0)$" } ?? "") + flags + width + (precision.map { "." + $0 } ?? "") + length
+            + String(conversion)
     }
 }

@@ -54,7 +54,8 @@ public enum StringFormatter {
         rules: PluralRules
     ) -> String {
         var budget = maximumExpansions
-        let tokens = expand(FormatToken.parse(format), variables: variables, arguments: arguments, rules: rules, budget: &budget)
+        let tokens = expand(
+            FormatToken.parse(format), variables: variables, arguments: arguments, rules: rules, budget: &budget)
         var output = ""
         var sequential = 0
         for token in tokens {
@@ -63,7 +64,12 @@ public enum StringFormatter {
             case .percent: output += "%"
             case .variable: output += token.text
             case .specifier(let specifier):
-                let index = specifier.position ?? { sequential += 1; return sequential }()
+                let index =
+                    specifier.position
+                    ?? {
+                        sequential += 1
+                        return sequential
+                    }()
                 output += index <= arguments.count ? render(specifier, arguments[index - 1]) : specifier.text
             }
         }
@@ -98,7 +104,12 @@ public enum StringFormatter {
                 }
                 result.append(.specifier(specifier))
             case .variable(let name, let position):
-                let place = position ?? { sequential += 1; return sequential }()
+                let place =
+                    position
+                    ?? {
+                        sequential += 1
+                        return sequential
+                    }()
                 guard let variable = variables[name], budget > 0 else {
                     result.append(.literal(token.text))
                     continue
@@ -106,7 +117,8 @@ public enum StringFormatter {
                 budget -= 1
                 let index = variable.argumentIndex ?? place
                 let argument = index >= 1 && index <= arguments.count ? arguments[index - 1] : nil
-                let inner = FormatToken.parse(variable.variant(for: argument, rules: rules)).map { token -> FormatToken in
+                let inner = FormatToken.parse(variable.variant(for: argument, rules: rules)).map {
+                    token -> FormatToken in
                     switch token {
                     case .specifier(var specifier) where specifier.position == nil:
                         specifier.position = index
@@ -135,9 +147,11 @@ public enum StringFormatter {
         case "u", "U", "o", "O", "x", "X":
             guard let value = argument.integerValue else { return pad(argument.text, specifier) }
             // As in C, a negative number shows its two's complement: 32 bits for %u, 64 for %lu.
-            let bits = wide || specifier.conversion == "U" || specifier.conversion == "O"
+            let bits =
+                wide || specifier.conversion == "U" || specifier.conversion == "O"
                 ? UInt64(bitPattern: Int64(value)) : UInt64(UInt32(truncatingIfNeeded: value))
-            let conversion = specifier.conversion == "U" ? "u" : specifier.conversion == "O" ? "o" : String(specifier.conversion)
+            let conversion =
+                specifier.conversion == "U" ? "u" : specifier.conversion == "O" ? "o" : String(specifier.conversion)
             return cFormat(specifier, "ll" + conversion, bits)
         case "c", "C":
             if let value = argument.integerValue, let scalar = Unicode.Scalar(UInt32(truncatingIfNeeded: value)) {

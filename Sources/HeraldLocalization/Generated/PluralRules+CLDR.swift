@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // GENERATED FILE — DO NOT EDIT. Regenerate with scripts/generate-plural-rules.
 // Source: /usr/share/unicode/cldr/common/supplemental/plurals.xml
 // CLDR version 41, cardinal plural rules (sha256 c0345021eaff7a0e38ee7e8fc58532e2e36ec5137b6c2497905e2bcf1be1b5b3).

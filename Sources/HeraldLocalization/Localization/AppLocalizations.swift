@@ -55,7 +55,8 @@ public struct AppLocalizations: Sendable, Hashable {
     /// The locales whose tables are consulted for a device locale, in order.
     public func lookupOrder(for locale: String) -> [String] {
         var order: [String] = []
-        for candidate in LocaleIdentifier.fallbackChain(locale) + LocaleIdentifier.fallbackChain(developmentLanguage) + ["Base"]
+        for candidate in LocaleIdentifier.fallbackChain(locale) + LocaleIdentifier.fallbackChain(developmentLanguage)
+            + ["Base"]
         where tables[candidate] != nil && !order.contains(candidate) {
             order.append(candidate)
         }

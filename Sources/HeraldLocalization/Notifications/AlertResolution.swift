@@ -21,7 +21,8 @@ public func resolveAlert(
 ) -> (title: String?, subtitle: String?, body: String?) {
     func field(_ literal: String?, _ key: String?, _ arguments: [String]?) -> String? {
         guard let key else { return literal }
-        return localizations.localizedString(key: key, arguments: (arguments ?? []).map(FormatArgument.string), locale: locale)
+        return localizations.localizedString(
+            key: key, arguments: (arguments ?? []).map(FormatArgument.string), locale: locale)
     }
     return (
         title: field(title, titleLocKey, titleLocArgs),

@@ -19,22 +19,31 @@ public enum CategorySummary {
     public static var languages: [String] { texts.keys.sorted() }
 
     static let texts: [String: Texts] = [
-        "ar": Texts(variants: [
-            .zero: "لا توجد إشعارات أخرى", .one: "إشعار واحد آخر", .two: "إشعاران آخران",
-            .few: "%u إشعارات أخرى", .many: "%u إشعارًا آخر", .other: "%u إشعار آخر",
-        ], separator: "، ", lastSeparator: " و"),
-        "de": Texts(variants: [.one: "%u weitere Mitteilung", .other: "%u weitere Mitteilungen"], separator: ", ", lastSeparator: " und "),
-        "en": Texts(variants: [.one: "%u more notification", .other: "%u more notifications"], separator: ", ", lastSeparator: " and "),
-        "es": Texts(variants: [
-            .one: "%u notificación más", .many: "%u de notificaciones más", .other: "%u notificaciones más",
-        ], separator: ", ", lastSeparator: " y "),
-        "fr": Texts(variants: [
-            .one: "%u autre notification", .many: "%u d’autres notifications", .other: "%u autres notifications",
-        ], separator: ", ", lastSeparator: " et "),
+        "ar": Texts(
+            variants: [
+                .zero: "لا توجد إشعارات أخرى", .one: "إشعار واحد آخر", .two: "إشعاران آخران",
+                .few: "%u إشعارات أخرى", .many: "%u إشعارًا آخر", .other: "%u إشعار آخر",
+            ], separator: "، ", lastSeparator: " و"),
+        "de": Texts(
+            variants: [.one: "%u weitere Mitteilung", .other: "%u weitere Mitteilungen"], separator: ", ",
+            lastSeparator: " und "),
+        "en": Texts(
+            variants: [.one: "%u more notification", .other: "%u more notifications"], separator: ", ",
+            lastSeparator: " and "),
+        "es": Texts(
+            variants: [
+                .one: "%u notificación más", .many: "%u de notificaciones más", .other: "%u notificaciones más",
+            ], separator: ", ", lastSeparator: " y "),
+        "fr": Texts(
+            variants: [
+                .one: "%u autre notification", .many: "%u d’autres notifications", .other: "%u autres notifications",
+            ], separator: ", ", lastSeparator: " et "),
         "ja": Texts(variants: [.other: "ほか%u件の通知"], separator: "、", lastSeparator: "、"),
-        "ru": Texts(variants: [
-            .one: "ещё %u уведомление", .few: "ещё %u уведомления", .many: "ещё %u уведомлений", .other: "ещё %u уведомления",
-        ], separator: ", ", lastSeparator: " и "),
+        "ru": Texts(
+            variants: [
+                .one: "ещё %u уведомление", .few: "ещё %u уведомления", .many: "ещё %u уведомлений",
+                .other: "ещё %u уведомления",
+            ], separator: ", ", lastSeparator: " и "),
         "zh": Texts(variants: [.other: "还有%u条通知"], separator: "、", lastSeparator: "和"),
     ]
 
@@ -47,7 +56,8 @@ public enum CategorySummary {
         if arguments.isEmpty {
             // A format that shows `%@` has nothing to show: the default says what is known.
             let probe = "\u{1}"
-            let probed = localizations.localizedString(key: format, arguments: [.integer(count), .string(probe)], locale: locale)
+            let probed = localizations.localizedString(
+                key: format, arguments: [.integer(count), .string(probe)], locale: locale)
             if probed.contains(probe) { return defaultText(count: count, locale: locale) }
         }
         let list = self.list(arguments, locale: locale)
@@ -60,7 +70,8 @@ public enum CategorySummary {
         let (texts, rulesLocale) = texts(for: locale)
         let variable = PluralVariable(variants: texts.variants)
         return StringFormatter.format(
-            "%#@count@", arguments: [.integer(max(count, 0))], variables: ["count": variable], rules: PluralRules(locale: rulesLocale)
+            "%#@count@", arguments: [.integer(max(count, 0))], variables: ["count": variable],
+            rules: PluralRules(locale: rulesLocale)
         )
     }
 
@@ -79,7 +90,9 @@ public enum CategorySummary {
     }
 
     private static func texts(for locale: String) -> (texts: Texts, rulesLocale: String) {
-        if let match = LocaleIdentifier.fallbackChain(locale).first(where: { texts[$0] != nil }), let found = texts[match] {
+        if let match = LocaleIdentifier.fallbackChain(locale).first(where: { texts[$0] != nil }),
+            let found = texts[match]
+        {
             return (found, locale)
         }
         return (texts["en"]!, "en")

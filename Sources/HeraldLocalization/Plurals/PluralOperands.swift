@@ -49,7 +49,8 @@ public struct PluralOperands: Sendable, Hashable, CustomStringConvertible {
         var integerDigits = Substring(parts[0])
         var fractionDigits = parts.count > 1 ? Substring(parts[1]) : ""
         guard !integerDigits.isEmpty || !fractionDigits.isEmpty,
-              (integerDigits + fractionDigits).allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            (integerDigits + fractionDigits).allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
         // The exponent moves the decimal point to the right: 1.2c3 is 1200.
         let shift = min(exponent, fractionDigits.count)
         integerDigits += fractionDigits.prefix(shift)
@@ -57,8 +58,9 @@ public struct PluralOperands: Sendable, Hashable, CustomStringConvertible {
         let padding = String(repeating: "0", count: exponent - shift)
         let trimmed = fractionDigits.reversed().drop(while: { $0 == "0" }).reversed()
         guard let integer = Int(integerDigits.isEmpty ? "0" : integerDigits + padding),
-              let fraction = Int(fractionDigits.isEmpty ? "0" : fractionDigits),
-              let fractionTrimmed = Int(trimmed.isEmpty ? "0" : String(trimmed)) else { return nil }
+            let fraction = Int(fractionDigits.isEmpty ? "0" : fractionDigits),
+            let fractionTrimmed = Int(trimmed.isEmpty ? "0" : String(trimmed))
+        else { return nil }
         i = integer
         v = fractionDigits.count
         w = trimmed.count

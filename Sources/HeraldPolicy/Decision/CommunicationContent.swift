@@ -44,7 +44,10 @@ public struct CommunicationContent: Sendable, Hashable {
         /// The handle as sent.
         public var rawHandle: String
 
-        public init(handle: String, kind: PersonHandle.Kind, displayName: String? = nil, identifier: String? = nil, avatar: String? = nil) {
+        public init(
+            handle: String, kind: PersonHandle.Kind, displayName: String? = nil, identifier: String? = nil,
+            avatar: String? = nil
+        ) {
             self.handle = PersonHandle(handle, kind: kind)
             self.rawHandle = handle
             self.displayName = displayName

@@ -17,15 +17,19 @@ import HeraldCore
 extension Decision {
     enum CodingKeys: String, CodingKey {
         case disposition, banner, sound, badge, announce, preview
-        case lockScreen = "lock_screen", notificationCenter = "notification_center"
-        case effectiveLevel = "effective_level", focusID = "focus_id", reasons = "reason_codes"
+        case lockScreen = "lock_screen"
+        case notificationCenter = "notification_center"
+        case effectiveLevel = "effective_level"
+        case focusID = "focus_id"
+        case reasons = "reason_codes"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let bannerName = try container.decode(String.self, forKey: .banner)
         guard let banner = AlertStyle(name: bannerName) else {
-            throw DecodingError.dataCorruptedError(forKey: .banner, in: container, debugDescription: "Unknown banner `\(bannerName)`.")
+            throw DecodingError.dataCorruptedError(
+                forKey: .banner, in: container, debugDescription: "Unknown banner `\(bannerName)`.")
         }
         self.init(
             disposition: try container.decode(Disposition.self, forKey: .disposition),
@@ -100,7 +104,9 @@ extension SoundDecision {
 extension PreviewDecision {
     enum CodingKeys: String, CodingKey {
         case hidden, placeholder, locale
-        case threadCount = "thread_count", showsTitle = "shows_title", showsSubtitle = "shows_subtitle"
+        case threadCount = "thread_count"
+        case showsTitle = "shows_title"
+        case showsSubtitle = "shows_subtitle"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -109,13 +115,14 @@ extension PreviewDecision {
             self = .full
             return
         }
-        self = .hidden(HiddenPreview(
-            placeholder: try container.decodeIfPresent(String.self, forKey: .placeholder),
-            threadCount: try container.decode(Int.self, forKey: .threadCount),
-            locale: try container.decode(String.self, forKey: .locale),
-            showsTitle: try container.decode(Bool.self, forKey: .showsTitle),
-            showsSubtitle: try container.decode(Bool.self, forKey: .showsSubtitle)
-        ))
+        self = .hidden(
+            HiddenPreview(
+                placeholder: try container.decodeIfPresent(String.self, forKey: .placeholder),
+                threadCount: try container.decode(Int.self, forKey: .threadCount),
+                locale: try container.decode(String.self, forKey: .locale),
+                showsTitle: try container.decode(Bool.self, forKey: .showsTitle),
+                showsSubtitle: try container.decode(Bool.self, forKey: .showsSubtitle)
+            ))
     }
 
     public func encode(to encoder: any Encoder) throws {

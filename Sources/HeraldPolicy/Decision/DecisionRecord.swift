@@ -37,7 +37,8 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case slotMilliseconds = "slot_ms", isFeatured = "featured"
+            case slotMilliseconds = "slot_ms"
+            case isFeatured = "featured"
         }
     }
 
@@ -53,14 +54,20 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
             self.handle = handle
         }
 
-        private enum CodingKeys: String, CodingKey { case name, handle, handleType = "handle_type" }
-        private static let typeNames: [PersonHandle.Kind: String] = [.phoneNumber: "phone", .emailAddress: "email", .appSpecific: "app"]
+        private enum CodingKeys: String, CodingKey {
+            case name, handle
+            case handleType = "handle_type"
+        }
+        private static let typeNames: [PersonHandle.Kind: String] = [
+            .phoneNumber: "phone", .emailAddress: "email", .appSpecific: "app",
+        ]
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let typeName = try container.decode(String.self, forKey: .handleType)
             guard let kind = Self.typeNames.first(where: { $0.value == typeName })?.key else {
-                throw DecodingError.dataCorruptedError(forKey: .handleType, in: container, debugDescription: "Unknown handle type `\(typeName)`.")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .handleType, in: container, debugDescription: "Unknown handle type `\(typeName)`.")
             }
             name = try container.decode(String.self, forKey: .name)
             handle = PersonHandle(try container.decode(String.self, forKey: .handle), kind: kind)
@@ -86,12 +93,16 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
         public var communicationError: String?
 
         enum CodingKeys: String, CodingKey {
-            case focus, summary, sender, audioRoute = "audio_route", releasedFrom = "released_from"
+            case focus, summary, sender
+            case audioRoute = "audio_route"
+            case releasedFrom = "released_from"
             case communicationError = "communication_error"
         }
 
-        public init(focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
-             sender: SenderRef? = nil, communicationError: String? = nil) {
+        public init(
+            focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
+            sender: SenderRef? = nil, communicationError: String? = nil
+        ) {
             self.focus = focus
             self.audioRoute = audioRoute
             self.summary = summary

@@ -30,7 +30,8 @@ func present(
         reasons.record(.passiveQuiet)
     case .critical:
         banner = settings.alertStyle == .none ? .banner : settings.alertStyle
-        sound = SoundDecision(plays: true, bypassesRinger: true, volume: min(max(notification.criticalVolume ?? 1, 0), 1))
+        sound = SoundDecision(
+            plays: true, bypassesRinger: true, volume: min(max(notification.criticalVolume ?? 1, 0), 1))
     case .active, .timeSensitive:
         banner = settings.alertStyle
         if banner == .none { reasons.record(.bannersOff) }
@@ -116,11 +117,12 @@ func previewDecision(
     case .never:
         reasons.record(.previewsHiddenNever)
     }
-    return .hidden(HiddenPreview(
-        placeholder: notification.hiddenPreviewsPlaceholder,
-        threadCount: notification.threadCount,
-        locale: device.locale ?? preferences.locale,
-        showsTitle: notification.categoryOptions.contains(.hiddenPreviewsShowTitle),
-        showsSubtitle: notification.categoryOptions.contains(.hiddenPreviewsShowSubtitle)
-    ))
+    return .hidden(
+        HiddenPreview(
+            placeholder: notification.hiddenPreviewsPlaceholder,
+            threadCount: notification.threadCount,
+            locale: device.locale ?? preferences.locale,
+            showsTitle: notification.categoryOptions.contains(.hiddenPreviewsShowTitle),
+            showsSubtitle: notification.categoryOptions.contains(.hiddenPreviewsShowSubtitle)
+        ))
 }

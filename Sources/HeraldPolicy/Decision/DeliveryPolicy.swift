@@ -22,7 +22,10 @@ public func decide(
     var reasons = ReasonCodes()
 
     if let expiry = notification.expiry,
-       !ExpiryRule.isDeliverable(expiration: expiry.seconds, alreadyDelivered: false, toConnectedSession: device.hasConnectedSession, now: now) {
+        !ExpiryRule.isDeliverable(
+            expiration: expiry.seconds, alreadyDelivered: false, toConnectedSession: device.hasConnectedSession,
+            now: now)
+    {
         reasons.record(expiry == .immediately ? .expiredNoSession : .expired)
         return Decision(disposition: .notDelivered, effectiveLevel: notification.level, reasons: reasons)
     }
@@ -39,7 +42,8 @@ public func decide(
     }
 
     if notification.unrecognizedLevel != nil { reasons.record(.interruptionLevelUnrecognized) }
-    let level = effectiveLevel(of: notification.level, entitlements: app.entitlements, settings: settings, reasons: &reasons)
+    let level = effectiveLevel(
+        of: notification.level, entitlements: app.entitlements, settings: settings, reasons: &reasons)
     var isCommunication = notification.isCommunication
     if isCommunication, !app.entitlements.communication {
         reasons.record(.communicationNotEntitled)
@@ -48,31 +52,43 @@ public func decide(
 
     if settings.authorizationStatus == .provisional {
         reasons.record(.provisional)
-        let preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
+        let preview = previewDecision(
+            notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
         return Decision(
-            disposition: .listedSilently, notificationCenter: true, preview: preview, effectiveLevel: level, reasons: reasons
+            disposition: .listedSilently, notificationCenter: true, preview: preview, effectiveLevel: level,
+            reasons: reasons
         )
     }
 
     if summary.holds(app: notification.bundleID, settings: settings),
-       summaryHolds(level: level, isCommunication: isCommunication, settings: settings, reasons: &reasons) {
+        summaryHolds(level: level, isCommunication: isCommunication, settings: settings, reasons: &reasons)
+    {
         reasons.record(.summaryHeld)
-        let preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
+        let preview = previewDecision(
+            notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
         return Decision(disposition: .heldForSummary, preview: preview, effectiveLevel: level, reasons: reasons)
     }
 
-    if let focus, focusHolds(focus.mode, notification, level: level, isCommunication: isCommunication, reasons: &reasons) {
-        let preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
+    if let focus,
+        focusHolds(focus.mode, notification, level: level, isCommunication: isCommunication, reasons: &reasons)
+    {
+        let preview = previewDecision(
+            notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
         return Decision(
-            disposition: .heldForFocus, preview: preview, effectiveLevel: level, focusID: focus.mode.id, reasons: reasons
+            disposition: .heldForFocus, preview: preview, effectiveLevel: level, focusID: focus.mode.id,
+            reasons: reasons
         )
     }
 
     let shown = present(notification, level: level, settings: settings, device: device, reasons: &reasons)
-    let announce = shown.disposition == .alerted
-        && announces(notification, level: level, isCommunication: isCommunication, settings: settings, preferences: preferences, device: device)
+    let announce =
+        shown.disposition == .alerted
+        && announces(
+            notification, level: level, isCommunication: isCommunication, settings: settings, preferences: preferences,
+            device: device)
     if announce { reasons.record(.announced) }
-    let preview = previewDecision(notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
+    let preview = previewDecision(
+        notification, settings: settings, preferences: preferences, device: device, reasons: &reasons)
     return Decision(
         disposition: shown.disposition, banner: shown.banner, sound: shown.sound, badge: shown.badge,
         lockScreen: shown.lockScreen, notificationCenter: shown.notificationCenter, announce: announce,
@@ -85,7 +101,8 @@ public func decide(
 /// setting, else it is active.
 @inline(__always)
 func effectiveLevel(
-    of sent: InterruptionLevel, entitlements: Entitlements, settings: AppNotificationSettings, reasons: inout ReasonCodes
+    of sent: InterruptionLevel, entitlements: Entitlements, settings: AppNotificationSettings,
+    reasons: inout ReasonCodes
 ) -> InterruptionLevel {
     var level = sent
     if level == .critical {

@@ -47,7 +47,8 @@ public struct ExplanationContext: Sendable, Hashable {
     }
 
     /// The context of a decision made by `decide` with these inputs.
-    public init(notification: NotificationFacts, app: App, focus: ActiveFocus?, device: DeviceState, decision: Decision) {
+    public init(notification: NotificationFacts, app: App, focus: ActiveFocus?, device: DeviceState, decision: Decision)
+    {
         self.init(
             appName: app.name, focus: focus?.mode, sender: notification.sender, audioRoute: device.audioRoute,
             criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil,

@@ -5,6 +5,7 @@ extension HiddenPreview {
     /// app's strings, `%u` = the thread count pluralized by the CLDR rules of the locale, or
     /// Herald's default placeholder when the category has none.
     public func body(localizations: AppLocalizations) -> String {
-        hiddenPreviewBody(placeholder: placeholder, threadCount: threadCount, localizations: localizations, locale: locale)
+        hiddenPreviewBody(
+            placeholder: placeholder, threadCount: threadCount, localizations: localizations, locale: locale)
     }
 }

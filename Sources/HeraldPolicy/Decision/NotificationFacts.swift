@@ -130,7 +130,8 @@ extension NotificationFacts {
         let level = aps.interruptionLevel ?? (aps.sound?.isCritical == true ? .critical : .active)
         self.init(
             id: id, bundleID: bundleID, level: level,
-            unrecognizedLevel: aps.interruptionLevel == nil ? aps.interruptionLevelRaw : nil, relevanceScore: aps.relevanceScore ?? 0,
+            unrecognizedLevel: aps.interruptionLevel == nil ? aps.interruptionLevelRaw : nil,
+            relevanceScore: aps.relevanceScore ?? 0,
             threadID: aps.threadID, categoryID: aps.category, collapseID: collapseID, expiry: expiry,
             receivedAt: receivedAt, requestsSound: aps.sound != nil,
             criticalVolume: aps.sound?.isCritical == true ? aps.sound?.volume : nil, setsBadge: aps.badge != nil

@@ -19,10 +19,12 @@ extension ReasonCode {
         case .interruptionLevelUnrecognized:
             let known = "is not one iOS recognises (passive, active, time-sensitive, critical)"
             guard let level = context.unrecognizedLevel else {
-                return "The interruption level sent \(known): treated as active, or as critical with a critical-alert sound."
+                return
+                    "The interruption level sent \(known): treated as active, or as critical with a critical-alert sound."
             }
             if level.treatedAs == .critical {
-                return "Treated as critical: the interruption level \"\(level.sent)\" \(known), and the sound is a critical alert."
+                return
+                    "Treated as critical: the interruption level \"\(level.sent)\" \(known), and the sound is a critical alert."
             }
             return "Treated as active: the interruption level \"\(level.sent)\" \(known)."
         case .criticalNotEntitled:
@@ -36,7 +38,8 @@ extension ReasonCode {
         case .communicationNotEntitled:
             return "Not treated as a message or call: \(app) is not entitled to send communication notifications."
         case .provisional:
-            return "Delivered quietly: \(app) may only send notifications provisionally, so it goes to Notification Center without sound, banner or lock screen."
+            return
+                "Delivered quietly: \(app) may only send notifications provisionally, so it goes to Notification Center without sound, banner or lock screen."
         case .summaryHeld:
             return "Held for the Scheduled Summary: \(app) is in the summary."
         case .directMessagesInSummary:
@@ -44,9 +47,11 @@ extension ReasonCode {
         case .criticalBypassesSummary:
             return "Delivered now although \(app) is in the Scheduled Summary: critical alerts are never held."
         case .summaryBypassedTimeSensitive:
-            return "Delivered now although \(app) is in the Scheduled Summary: time-sensitive notifications are never held."
+            return
+                "Delivered now although \(app) is in the Scheduled Summary: time-sensitive notifications are never held."
         case .communicationBypassesSummary:
-            return "Delivered now although \(app) is in the Scheduled Summary: messages and calls from people are not held."
+            return
+                "Delivered now although \(app) is in the Scheduled Summary: messages and calls from people are not held."
         case .focusHeld:
             return "Held: \(focus) is on and \(app) is not an allowed app."
         case .focusSilencedApp:

@@ -123,7 +123,8 @@ public struct FocusSchedule: Sendable, Codable, Hashable {
     func window(startingOnLocalDay day: Int, in zone: TimeZone) -> DateInterval? {
         guard days.contains(.day(index: LocalCalendar.weekdayIndex(ofLocalDay: day))) else { return nil }
         let begins = LocalCalendar.instant(localDay: day, secondOfDay: start.secondOfDay, in: zone)
-        let ends = LocalCalendar.instant(localDay: crossesMidnight ? day + 1 : day, secondOfDay: end.secondOfDay, in: zone)
+        let ends = LocalCalendar.instant(
+            localDay: crossesMidnight ? day + 1 : day, secondOfDay: end.secondOfDay, in: zone)
         guard ends > begins else { return nil }
         return DateInterval(start: begins, end: ends)
     }

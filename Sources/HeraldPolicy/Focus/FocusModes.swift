@@ -26,7 +26,10 @@ public struct FocusModes: Sendable, Codable, Hashable {
         var best: ActiveFocus?
         for mode in modes {
             guard let candidate = Self.activation(of: mode, at: now, in: timeZone) else { continue }
-            guard let current = best else { best = candidate; continue }
+            guard let current = best else {
+                best = candidate
+                continue
+            }
             let candidateManual = candidate.activation == .manual
             let currentManual = current.activation == .manual
             if candidateManual != currentManual {
@@ -79,7 +82,8 @@ public struct FocusModes: Sendable, Codable, Hashable {
         for day in (today - 2)...today {
             for schedule in mode.schedules {
                 guard let window = schedule.window(startingOnLocalDay: day, in: timeZone),
-                      window.start <= now, now < window.end else { continue }
+                    window.start <= now, now < window.end
+                else { continue }
                 if let off = turnedOffAt, window.start <= off, off < window.end { continue }
                 if latest.map({ window.start > $0.start }) ?? true { latest = window }
             }

@@ -36,7 +36,8 @@ public struct PersonHandle: Sendable, Codable, Hashable, CustomStringConvertible
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(try container.decode(String.self, forKey: .value), kind: try container.decode(Kind.self, forKey: .kind))
+        self.init(
+            try container.decode(String.self, forKey: .value), kind: try container.decode(Kind.self, forKey: .kind))
     }
 
     private enum CodingKeys: String, CodingKey { case kind, value }

@@ -58,7 +58,9 @@ public struct NotificationThreadGroup: Sendable, Hashable {
     public var summaryArguments: [String] {
         var seen = Set<String>()
         return others.compactMap { entry in
-            guard let argument = entry.summaryArgument, !argument.isEmpty, seen.insert(argument).inserted else { return nil }
+            guard let argument = entry.summaryArgument, !argument.isEmpty, seen.insert(argument).inserted else {
+                return nil
+            }
             return argument
         }
     }
@@ -83,19 +85,21 @@ public enum NotificationThreads {
         for entry in entries {
             let preference = preferences[entry.bundleID] ?? grouping(entry.bundleID)
             preferences[entry.bundleID] = preference
-            let key = switch preference {
-            case .automatic: Key(bundleID: entry.bundleID, threadID: entry.thread)
-            case .byApp: Key(bundleID: entry.bundleID)
-            case .off: Key(bundleID: entry.bundleID, threadID: entry.thread, notificationID: entry.id)
-            }
+            let key =
+                switch preference {
+                case .automatic: Key(bundleID: entry.bundleID, threadID: entry.thread)
+                case .byApp: Key(bundleID: entry.bundleID)
+                case .off: Key(bundleID: entry.bundleID, threadID: entry.thread, notificationID: entry.id)
+                }
             if let position = index[key] {
                 groups[position].entries.append(entry)
             } else {
                 index[key] = groups.count
-                groups.append(NotificationThreadGroup(
-                    bundleID: entry.bundleID, threadID: preference == .byApp ? nil : entry.thread,
-                    grouping: preference, entries: [entry]
-                ))
+                groups.append(
+                    NotificationThreadGroup(
+                        bundleID: entry.bundleID, threadID: preference == .byApp ? nil : entry.thread,
+                        grouping: preference, entries: [entry]
+                    ))
             }
         }
         return groups

@@ -52,7 +52,8 @@ public struct HeldNotifications: Sendable, Codable, Hashable {
         held.removeAll { $0.notification.id == notification.id }
         if let collapseID = notification.collapseID {
             held.removeAll { other in
-                guard other.notification.bundleID == notification.bundleID, other.notification.collapseID == collapseID else { return false }
+                guard other.notification.bundleID == notification.bundleID, other.notification.collapseID == collapseID
+                else { return false }
                 actions.append(.replaced(notificationID: other.notification.id, by: notification.id))
                 return true
             }

@@ -54,7 +54,9 @@ public struct SummaryDigest: Sendable, Codable, Hashable {
         }
         sections.sort { ranksBefore(held[$0[0]], held[$1[0]]) }
         let apps = sections.enumerated().map { offset, indices in
-            AppSection(bundleID: held[indices[0]].bundleID, notifications: indices.map { held[$0] }, isFeatured: offset < featuredLimit)
+            AppSection(
+                bundleID: held[indices[0]].bundleID, notifications: indices.map { held[$0] },
+                isFeatured: offset < featuredLimit)
         }
         return SummaryDigest(deliveredAt: now, apps: apps)
     }

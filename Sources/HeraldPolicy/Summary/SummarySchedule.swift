@@ -24,7 +24,8 @@ public struct SummarySchedule: Sendable, Codable, Hashable {
     public init(times: [TimeOfDay], apps: Set<String> = []) throws(SummaryScheduleError) {
         let distinct = Array(Set(times)).sorted()
         guard distinct.count <= Self.maximumTimes else {
-            throw SummaryScheduleError(description: "A summary has at most \(Self.maximumTimes) times a day, not \(distinct.count).")
+            throw SummaryScheduleError(
+                description: "A summary has at most \(Self.maximumTimes) times a day, not \(distinct.count).")
         }
         self.times = distinct
         self.apps = apps
@@ -32,7 +33,9 @@ public struct SummarySchedule: Sendable, Codable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(times: try container.decode([TimeOfDay].self, forKey: .times), apps: try container.decode(Set<String>.self, forKey: .apps))
+        try self.init(
+            times: try container.decode([TimeOfDay].self, forKey: .times),
+            apps: try container.decode(Set<String>.self, forKey: .apps))
     }
 
     private enum CodingKeys: String, CodingKey { case times, apps }

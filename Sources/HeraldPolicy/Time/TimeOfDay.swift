@@ -11,7 +11,9 @@ public struct TimeOfDay: Sendable, Codable, Hashable, Comparable, CustomStringCo
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(hour: try container.decode(Int.self, forKey: .hour), minute: try container.decode(Int.self, forKey: .minute))
+        self.init(
+            hour: try container.decode(Int.self, forKey: .hour), minute: try container.decode(Int.self, forKey: .minute)
+        )
     }
 
     private enum CodingKeys: String, CodingKey { case hour, minute }

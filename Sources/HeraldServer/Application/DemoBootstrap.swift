@@ -27,7 +27,8 @@ enum DemoBootstrap {
         let token = try await registry.createDeviceToken(deviceID: device.deviceID, bundleID: topic)
         try await registry.store.setDeviceState(DeviceState(isLocked: false), deviceID: device.deviceID)
         let demo = DemoSetup(
-            teamID: teamID, keyID: key.key.keyID, keyPath: key.keyPath ?? directory.privateKeyURL(keyID: key.key.keyID).path,
+            teamID: teamID, keyID: key.key.keyID,
+            keyPath: key.keyPath ?? directory.privateKeyURL(keyID: key.key.keyID).path,
             topic: topic, deviceToken: token.token, deviceID: device.deviceID, userToken: user.token
         )
         try directory.writeDemo(demo)

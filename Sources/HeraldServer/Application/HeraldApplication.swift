@@ -8,8 +8,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 /// Herald assembled: store, registry, live hub, push pipeline, APNs listeners and the JSON API.
 ///
@@ -74,7 +74,8 @@ public final class HeraldApplication: Sendable {
         let store = try SQLiteStore(path: directory.databaseURL.path)
         let cache = RegistryCache(try await store.registrySnapshot())
         let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
-        let demo = configuration.createsDemo
+        let demo =
+            configuration.createsDemo
             ? try await DemoBootstrap.loadOrCreate(in: directory, registry: registry)
             : try directory.readDemo()
         return HeraldApplication(
@@ -121,7 +122,8 @@ public final class HeraldApplication: Sendable {
         guard let demo else { return nil }
         let pem = try String(contentsOfFile: demo.keyPath, encoding: .utf8)
         return try ProviderToken.make(
-            teamID: demo.teamID, keyID: demo.keyID, issuedAt: wallClock(), key: P256.Signing.PrivateKey(pemRepresentation: pem)
+            teamID: demo.teamID, keyID: demo.keyID, issuedAt: wallClock(),
+            key: P256.Signing.PrivateKey(pemRepresentation: pem)
         )
     }
 
@@ -164,17 +166,18 @@ public final class HeraldApplication: Sendable {
             hub.close()
             policy.events.finish()
         }
-        let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: api),
-                .init(service: apns),
-                .init(service: policy.focusService),
-                .init(service: policy.summaryService),
-                .init(service: streamsCloser),
-            ],
-            gracefulShutdownSignals: signals,
-            logger: logger
-        ))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: api),
+                    .init(service: apns),
+                    .init(service: policy.focusService),
+                    .init(service: policy.summaryService),
+                    .init(service: streamsCloser),
+                ],
+                gracefulShutdownSignals: signals,
+                logger: logger
+            ))
         runningGroup.withLock { $0 = group }
         do {
             try await group.run()

@@ -61,9 +61,9 @@ public struct LocalCertificateAuthority: Sendable {
 
         let server: (certificate: Certificate, keyPEM: String)
         if let existing = try files.loadServer(),
-           existing.certificate.isValid(at: now),
-           existing.certificate.issuer == authority.certificate.subject,
-           authority.certificate.publicKey.isValidSignature(existing.certificate.signature, for: existing.certificate)
+            existing.certificate.isValid(at: now),
+            existing.certificate.issuer == authority.certificate.subject,
+            authority.certificate.publicKey.isValidSignature(existing.certificate.signature, for: existing.certificate)
         {
             server = existing
         } else {
@@ -160,7 +160,7 @@ private struct PEMFiles {
 
     func loadAuthority() throws -> (certificate: Certificate, key: P256.Signing.PrivateKey)? {
         guard let certificatePEM = try read(LocalCertificateAuthority.FileName.authorityCertificate),
-              let keyPEM = try read(LocalCertificateAuthority.FileName.authorityKey)
+            let keyPEM = try read(LocalCertificateAuthority.FileName.authorityKey)
         else { return nil }
         let certificate = try Certificate(pemEncoded: certificatePEM)
         let key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
@@ -170,7 +170,7 @@ private struct PEMFiles {
 
     func loadServer() throws -> (certificate: Certificate, keyPEM: String)? {
         guard let certificatePEM = try read(LocalCertificateAuthority.FileName.serverCertificate),
-              let keyPEM = try read(LocalCertificateAuthority.FileName.serverKey)
+            let keyPEM = try read(LocalCertificateAuthority.FileName.serverKey)
         else { return nil }
         let certificate = try Certificate(pemEncoded: certificatePEM)
         let key = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)

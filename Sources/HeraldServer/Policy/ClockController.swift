@@ -52,7 +52,9 @@ public final class ClockController: ClockControl {
             target = Self.date(milliseconds: startMilliseconds + (seconds * 1000).rounded())
         }
         guard Self.milliseconds(target) >= startMilliseconds else { return .failure(.backwards(now: start)) }
-        guard target.timeIntervalSince(start) <= Self.moveLimit else { return .failure(.tooFar(now: start, limit: Self.moveLimit)) }
+        guard target.timeIntervalSince(start) <= Self.moveLimit else {
+            return .failure(.tooFar(now: start, limit: Self.moveLimit))
+        }
         // The services' next times, from a pass at the current time (which also finishes whatever
         // they were doing).
         var deadlines = await followed(through: start)

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldStore
 import HeraldPolicy
+import HeraldStore
 
 /// Explains a stored notification's decision for `GET /v1/notifications/{id}/decision`:
 ///
@@ -41,11 +41,15 @@ public struct DecisionExplainer: Sendable {
 
     /// What the device shows: the decision's `display`, else the `alert` as sent (null without one).
     static func display(_ display: NotificationDisplay?, row: StoredNotification) -> JSONValue {
-        let shown = display ?? (try? NotificationPayload(json: Data(row.payload.utf8)))?.aps.alert.map {
-            NotificationDisplay(title: $0.title, subtitle: $0.subtitle, body: $0.body)
-        }
+        let shown =
+            display
+            ?? (try? NotificationPayload(json: Data(row.payload.utf8)))?.aps.alert.map {
+                NotificationDisplay(title: $0.title, subtitle: $0.subtitle, body: $0.body)
+            }
         guard let shown else { return .null }
-        return .object(["title": optional(shown.title), "subtitle": optional(shown.subtitle), "body": optional(shown.body)])
+        return .object([
+            "title": optional(shown.title), "subtitle": optional(shown.subtitle), "body": optional(shown.body),
+        ])
     }
 
     /// Each reason code of the stored decision with its sentence, in the order the rules fired; one
@@ -57,7 +61,8 @@ public struct DecisionExplainer: Sendable {
             appName: appName, focus: stored.context.focus.map(Self.mode), sender: stored.context.sender?.handle,
             senderName: stored.context.sender?.name, audioRoute: stored.context.audioRoute,
             criticalVolume: decision.sound.bypassesRinger ? decision.sound.volume : nil,
-            unrecognizedLevel: decision.reasons.contains(.interruptionLevelUnrecognized) ? Self.unrecognizedLevel(row) : nil
+            unrecognizedLevel: decision.reasons.contains(.interruptionLevelUnrecognized)
+                ? Self.unrecognizedLevel(row) : nil
         )
         var lines: [(code: String, sentence: String)] = []
         if decision.reasons.isEmpty {
@@ -76,26 +81,32 @@ public struct DecisionExplainer: Sendable {
         return try encoder.encode(explain(row))
     }
 
-    private func sentence(_ code: ReasonCode, stored: DecisionRecord, context: ExplanationContext, appName: String) -> String {
+    private func sentence(_ code: ReasonCode, stored: DecisionRecord, context: ExplanationContext, appName: String)
+        -> String
+    {
         switch code {
         case ServerReason.releasedFromFocus:
             let focus = stored.context.releasedFrom.map { Self.mode($0).phrase } ?? "the Focus that held it"
             guard stored.decision.disposition != .notDelivered else {
                 return "Released: \(focus) ended or changed, so it was decided again."
             }
-            return "Released quietly when \(focus) ended or changed: listed without a banner or sound, as what a Focus held does not alert again."
+            return
+                "Released quietly when \(focus) ended or changed: listed without a banner or sound, as what a Focus held does not alert again."
         case ServerReason.releasedFromSummary:
             guard stored.decision.disposition != .notDelivered else {
-                return "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
+                return
+                    "Released: \(appName) left the Scheduled Summary, or the summary was turned off, so it was decided again."
             }
-            return "Released quietly when \(appName) left the Scheduled Summary, or the summary was turned off: listed without a banner or sound, as what the summary held does not alert again."
+            return
+                "Released quietly when \(appName) left the Scheduled Summary, or the summary was turned off: listed without a banner or sound, as what the summary held does not alert again."
         case ServerReason.communicationInvalid:
             let why = stored.context.communicationError.map { ": \($0)" } ?? "."
             return "Not treated as a message or call: the push's communication key is not valid\(why)"
         case ServerReason.summaryDelivered:
             guard let summary = stored.context.summary else { return "Delivered quietly in a Scheduled Summary." }
             let slot = Self.timestamp(Date(timeIntervalSince1970: Double(summary.slotMilliseconds) / 1000))
-            return "Delivered quietly in the Scheduled Summary of \(slot)" + (summary.isFeatured ? ", as a featured notification." : ".")
+            return "Delivered quietly in the Scheduled Summary of \(slot)"
+                + (summary.isFeatured ? ", as a featured notification." : ".")
         default:
             return code.explanation(context)
         }

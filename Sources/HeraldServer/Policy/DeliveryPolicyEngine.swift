@@ -100,7 +100,8 @@ public final class DeliveryPolicyEngine: Sendable {
     /// The app with `bundleID` (a stand-in without entitlements if the registry lost it).
     func app(_ bundleID: String) -> App {
         registry.snapshot.apps[bundleID]
-            ?? App(bundleID: bundleID, teamID: "", name: bundleID, entitlements: Entitlements(), createdAt: .distantPast)
+            ?? App(
+                bundleID: bundleID, teamID: "", name: bundleID, entitlements: Entitlements(), createdAt: .distantPast)
     }
 
     // MARK: Facts
@@ -122,9 +123,14 @@ public final class DeliveryPolicyEngine: Sendable {
         id: String, bundleID: String, payload: NotificationPayload?, communication: CommunicationContent.Parsed,
         collapseID: String?, expiry: NotificationExpiry?, receivedAt: Date, resources: AppResources
     ) -> NotificationFacts {
-        var facts = payload.map {
-            NotificationFacts(id: id, bundleID: bundleID, payload: $0, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
-        } ?? NotificationFacts(id: id, bundleID: bundleID, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
+        var facts =
+            payload.map {
+                NotificationFacts(
+                    id: id, bundleID: bundleID, payload: $0, collapseID: collapseID, expiry: expiry,
+                    receivedAt: receivedAt)
+            }
+            ?? NotificationFacts(
+                id: id, bundleID: bundleID, collapseID: collapseID, expiry: expiry, receivedAt: receivedAt)
         if let categoryID = facts.categoryID, let category = resources.categories[categoryID] {
             facts.hiddenPreviewsPlaceholder = category.hiddenPreviewsPlaceholder
             facts.categoryOptions = category.options
@@ -142,7 +148,9 @@ public final class DeliveryPolicyEngine: Sendable {
     }
 
     /// The facts of a stored notification, what it shows and its app's resources.
-    func parsed(_ row: StoredNotification) async throws -> (facts: NotificationFacts, content: ShownContent, resources: AppResources) {
+    func parsed(_ row: StoredNotification) async throws -> (
+        facts: NotificationFacts, content: ShownContent, resources: AppResources
+    ) {
         let resources = try await resources(bundleID: row.bundleID)
         let payload = try? NotificationPayload(json: Data(row.payload.utf8))
         let content = ShownContent(payload)
@@ -171,14 +179,19 @@ public final class DeliveryPolicyEngine: Sendable {
             // A count the store cannot give is not worth refusing the push: the notification alone.
             var counted = 0
             do {
-                counted = try await store.threadCount(deviceID: context.deviceID, bundleID: facts.bundleID, threadID: facts.threadID)
+                counted = try await store.threadCount(
+                    deviceID: context.deviceID, bundleID: facts.bundleID, threadID: facts.threadID)
             } catch {
-                logger.warning("Could not count the thread of a hidden preview; it counts the notification alone", metadata: ["notification.id": "\(facts.id)", "error": "\(error)"])
+                logger.warning(
+                    "Could not count the thread of a hidden preview; it counts the notification alone",
+                    metadata: ["notification.id": "\(facts.id)", "error": "\(error)"])
             }
             hidden.threadCount = max(1, counted + (isStored ? 0 : 1))
             draft.decision.preview = .hidden(hidden)
         }
-        return try finish(draft, content: content, resources: resources, context: context, released: released, releasedFrom: releasedFrom)
+        return try finish(
+            draft, content: content, resources: resources, context: context, released: released,
+            releasedFrom: releasedFrom)
     }
 
     /// The actions a notification's category shows (nil without a registered category or actions).
@@ -199,7 +212,8 @@ public final class DeliveryPolicyEngine: Sendable {
         device.hasConnectedSession = hub.hasSession(deviceID: context.deviceID)
         let focus = context.activeFocus(at: now)
         let decision = HeraldPolicy.decide(
-            facts, app: app(facts.bundleID), settings: context.settings(for: facts.bundleID), preferences: context.preferences,
+            facts, app: app(facts.bundleID), settings: context.settings(for: facts.bundleID),
+            preferences: context.preferences,
             focus: focus, summary: context.summary, device: device, now: now
         )
         return Draft(facts: facts, decision: decision, device: device, focus: focus)
@@ -228,13 +242,18 @@ public final class DeliveryPolicyEngine: Sendable {
             preview: decision.preview, localizations: resources.localizations,
             locale: draft.device.locale ?? context.preferences.locale
         )
-        let stored = DecisionRecord(decision: decision, context: DecisionRecord.Context(
-            focus: draft.focus.map { DecisionRecord.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind) },
-            audioRoute: draft.device.audioRoute,
-            releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
-            sender: sender.map { DecisionRecord.SenderRef(name: $0.name, handle: $0.handle) },
-            communicationError: communicationError
-        ), display: display, actions: decision.disposition == .notDelivered ? nil : actions(of: draft.facts, in: resources))
+        let stored = DecisionRecord(
+            decision: decision,
+            context: DecisionRecord.Context(
+                focus: draft.focus.map {
+                    DecisionRecord.FocusRef(id: $0.mode.id, name: $0.mode.name, kind: $0.mode.kind)
+                },
+                audioRoute: draft.device.audioRoute,
+                releasedFrom: released != nil && !decision.disposition.isHeld ? releasedFrom : nil,
+                sender: sender.map { DecisionRecord.SenderRef(name: $0.name, handle: $0.handle) },
+                communicationError: communicationError
+            ), display: display,
+            actions: decision.disposition == .notDelivered ? nil : actions(of: draft.facts, in: resources))
         return DecisionToStore(stored: stored, json: try stored.jsonText())
     }
 
@@ -245,7 +264,8 @@ public final class DeliveryPolicyEngine: Sendable {
         let resources = try await resources(bundleID: push.app.bundleID)
         let content = ShownContent(push.payload)
         let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
-        return try await decide(facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
+        return try await decide(
+            facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
     }
 
     /// The hot path: decides an accepted push without suspending when the device's context and the
@@ -258,10 +278,13 @@ public final class DeliveryPolicyEngine: Sendable {
         let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
         let draft = draft(facts, context: context, now: receivedAt)
         guard !draft.decision.preview.isHidden else { return nil }
-        return try finish(draft, content: content, resources: resources, context: context, released: nil, releasedFrom: nil)
+        return try finish(
+            draft, content: content, resources: resources, context: context, released: nil, releasedFrom: nil)
     }
 
-    private func facts(push: AcceptedPush, content: ShownContent, receivedAt: Date, resources: AppResources) -> NotificationFacts {
+    private func facts(push: AcceptedPush, content: ShownContent, receivedAt: Date, resources: AppResources)
+        -> NotificationFacts
+    {
         facts(
             id: push.apnsID.lowercased(), bundleID: push.app.bundleID, payload: push.payload,
             communication: content.communication, collapseID: push.collapseID,
@@ -301,7 +324,8 @@ public final class DeliveryPolicyEngine: Sendable {
             for item in machine.held {
                 switch item.hold {
                 case .focus(let modeID) where !focusIDs.contains(modeID): focusIDs.append(modeID)
-                case .summary where !summaryApps.contains(item.notification.bundleID): summaryApps.append(item.notification.bundleID)
+                case .summary where !summaryApps.contains(item.notification.bundleID):
+                    summaryApps.append(item.notification.bundleID)
                 default: break
                 }
             }
@@ -316,7 +340,8 @@ public final class DeliveryPolicyEngine: Sendable {
                 if !context.summary.isOn {
                     events.append(.summaryTurnedOff(at: now))
                 } else {
-                    for bundleID in summaryApps where !context.summary.holds(app: bundleID, settings: context.settings(for: bundleID)) {
+                    for bundleID in summaryApps
+                    where !context.summary.holds(app: bundleID, settings: context.settings(for: bundleID)) {
                         events.append(.appLeftSummary(bundleID: bundleID, at: now))
                     }
                 }
@@ -324,21 +349,26 @@ public final class DeliveryPolicyEngine: Sendable {
             for event in events {
                 for action in machine.event(event) {
                     guard case .redecide(let facts, let cause, let at) = action else { continue }
-                    let reason: ReasonCode = switch cause {
-                    case .focusEnded, .focusChanged: ServerReason.releasedFromFocus
-                    case .appLeftSummary, .summaryTurnedOff: ServerReason.releasedFromSummary
-                    }
+                    let reason: ReasonCode =
+                        switch cause {
+                        case .focusEnded, .focusChanged: ServerReason.releasedFromFocus
+                        case .appLeftSummary, .summaryTurnedOff: ServerReason.releasedFromSummary
+                        }
                     var releasedFrom: DecisionRecord.FocusRef?
                     switch cause {
                     case .focusEnded(let modeID), .focusChanged(let modeID):
-                        releasedFrom = context.focusModes[modeID].map { DecisionRecord.FocusRef(id: $0.id, name: $0.name, kind: $0.kind) }
+                        releasedFrom =
+                            context.focusModes[modeID].map {
+                                DecisionRecord.FocusRef(id: $0.id, name: $0.name, kind: $0.kind)
+                            }
                             ?? DecisionRecord.FocusRef(id: modeID, name: modeID, kind: .custom)
                     case .appLeftSummary, .summaryTurnedOff:
                         releasedFrom = nil
                     }
                     let shown = shownByID[facts.id]
                     let decided = try await decide(
-                        facts, content: shown?.content ?? ShownContent(nil), resources: shown?.resources ?? AppResources(),
+                        facts, content: shown?.content ?? ShownContent(nil),
+                        resources: shown?.resources ?? AppResources(),
                         isStored: true, context: context, now: at, released: reason, releasedFrom: releasedFrom
                     )
                     let updated = try await store.updateDecision(

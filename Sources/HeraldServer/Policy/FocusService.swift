@@ -82,8 +82,12 @@ final class FocusService: Service, ClockFollowing {
                 await reevaluate(userID, stateChanged: true, now: now)
             }
             let due = state.withLock { state in
-                state.users.filter { !changed.contains($0.key) && ($0.value.modes.nextChange(after: lastCheck, in: $0.value.timeZone).map { $0 <= now } ?? false) }
-                    .keys.sorted()
+                state.users.filter {
+                    !changed.contains($0.key)
+                        && ($0.value.modes.nextChange(after: lastCheck, in: $0.value.timeZone).map { $0 <= now }
+                            ?? false)
+                }
+                .keys.sorted()
             }
             for userID in due {
                 await reevaluate(userID, stateChanged: false, now: now)
@@ -103,10 +107,12 @@ final class FocusService: Service, ClockFollowing {
         do {
             let modes = try await engine.store.focusModes(userID: userID)
             let preferences = try await engine.store.preferences(userID: userID)
-            let user = FocusUser(modes: FocusModes(modes), timeZone: (preferences ?? DevicePolicyContext.defaultPreferences).timeZone)
+            let user = FocusUser(
+                modes: FocusModes(modes), timeZone: (preferences ?? DevicePolicyContext.defaultPreferences).timeZone)
             state.withLock { $0.users[userID] = modes.isEmpty ? nil : user }
         } catch {
-            logger.error("Could not read a user's Focus modes", metadata: ["user.id": "\(userID)", "error": "\(error)"])
+            logger.error(
+                "Could not read a user's Focus modes", metadata: ["user.id": "\(userID)", "error": "\(error)"])
         }
     }
 
@@ -115,7 +121,8 @@ final class FocusService: Service, ClockFollowing {
             let changes = try await engine.reevaluateHeld(userID: userID, stateChanged: stateChanged, now: now)
             events.publish(.heldReevaluated(userID: userID, at: now, changes: changes))
         } catch {
-            logger.error("Could not decide held notifications again", metadata: ["user.id": "\(userID)", "error": "\(error)"])
+            logger.error(
+                "Could not decide held notifications again", metadata: ["user.id": "\(userID)", "error": "\(error)"])
         }
     }
 }

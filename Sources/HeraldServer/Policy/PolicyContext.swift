@@ -77,14 +77,16 @@ struct AppResources: Sendable {
 
     static let optionNames: [String: CategoryOptions] = [
         "custom_dismiss_action": .customDismissAction, "allow_in_car_play": .allowInCarPlay,
-        "hidden_previews_show_title": .hiddenPreviewsShowTitle, "hidden_previews_show_subtitle": .hiddenPreviewsShowSubtitle,
+        "hidden_previews_show_title": .hiddenPreviewsShowTitle,
+        "hidden_previews_show_subtitle": .hiddenPreviewsShowSubtitle,
     ]
 
     /// Reads the categories (the API's canonical JSON: `hidden_previews_body_placeholder`,
     /// `options` as names) and the localization files; a file that does not parse is skipped.
     init(categories records: [CategoryRecord], files: [LocalizationFileRecord]) {
         for record in records {
-            guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(record.json.utf8)).objectValue else { continue }
+            guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(record.json.utf8)).objectValue
+            else { continue }
             var category = Category(hiddenPreviewsPlaceholder: nil, options: [])
             if case .array(let actions)? = object["actions"], !actions.isEmpty {
                 category.actions = .array(actions)

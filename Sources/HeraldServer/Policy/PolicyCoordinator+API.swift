@@ -1,8 +1,8 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
-import HeraldStore
 import HeraldPolicy
+import HeraldStore
 
 extension PolicyCoordinator {
     /// Fills the JSON API's delivery-policy hooks: cache invalidation and re-planning after user,

@@ -7,8 +7,12 @@ import Logging
 extension PolicyCoordinator {
     /// The delivery policy of `store` outside a running server (benchmarks, tools): the same engine
     /// and services `HeraldApplication` makes, with the registry read from the store.
-    public static func make(store: any HeraldStore, hub: LiveHub, clock: any HeraldClock, logger: Logger) async throws -> PolicyCoordinator {
-        PolicyCoordinator(store: store, registry: RegistryCache(try await store.registrySnapshot()), hub: hub, clock: clock, logger: logger)
+    public static func make(store: any HeraldStore, hub: LiveHub, clock: any HeraldClock, logger: Logger) async throws
+        -> PolicyCoordinator
+    {
+        PolicyCoordinator(
+            store: store, registry: RegistryCache(try await store.registrySnapshot()), hub: hub, clock: clock,
+            logger: logger)
     }
 
     /// Delivers each user's Scheduled Summary for its slot now, as the summary service does when the

@@ -70,7 +70,10 @@ final class SummaryService: Service, ClockFollowing {
             await wake.wait(until: deadline, on: clock)
             if Task.isCancelled { break }
             let now = clock.now
-            if isDirty.withLock({ dirty in defer { dirty = false }; return dirty }) {
+            if isDirty.withLock({ dirty in
+                defer { dirty = false }
+                return dirty
+            }) {
                 // A time between the last pass and now counts: a schedule set just before its time
                 // is not skipped because this pass came a little late.
                 await reload(catchingUp: false, nextAfter: lastCheck)
@@ -100,7 +103,8 @@ final class SummaryService: Service, ClockFollowing {
             for record in records {
                 var next = record.schedule.nextDelivery(after: nextAfter, in: record.timeZone)
                 if catchingUp, let slot = record.schedule.lastDelivery(atOrBefore: now, in: record.timeZone),
-                   record.lastDeliveredSlot.map({ $0 < slot }) ?? true {
+                    record.lastDeliveredSlot.map({ $0 < slot }) ?? true
+                {
                     missed.append((record.userID, slot))
                     next = record.schedule.nextDelivery(after: now, in: record.timeZone)
                 }
@@ -151,7 +155,9 @@ final class SummaryService: Service, ClockFollowing {
                         let events = try await engine.store.releaseSummaries([item.release], at: now)
                         announce(item, events: events.first ?? nil, now: now)
                     } catch {
-                        logger.error("Could not deliver a Scheduled Summary", metadata: ["user.id": "\(item.release.userID)", "error": "\(error)"])
+                        logger.error(
+                            "Could not deliver a Scheduled Summary",
+                            metadata: ["user.id": "\(item.release.userID)", "error": "\(error)"])
                     }
                 }
             }
@@ -173,7 +179,9 @@ final class SummaryService: Service, ClockFollowing {
                     do {
                         return (index, try await self.prepare(part))
                     } catch {
-                        self.logger.error("Could not prepare Scheduled Summaries", metadata: ["users": "\(part.count)", "error": "\(error)"])
+                        self.logger.error(
+                            "Could not prepare Scheduled Summaries",
+                            metadata: ["users": "\(part.count)", "error": "\(error)"])
                         return (index, [])
                     }
                 }
@@ -187,25 +195,32 @@ final class SummaryService: Service, ClockFollowing {
     private func prepare(_ summaries: [(userID: String, slot: Date)]) async throws -> [Prepared] {
         let candidates = try await engine.store.summaryCandidates(summaries)
         return zip(summaries, candidates.users).map { summary, range in
-            prepare(userID: summary.userID, slot: summary.slot, held: candidates.held[range], horizon: candidates.horizon)
+            prepare(
+                userID: summary.userID, slot: summary.slot, held: candidates.held[range], horizon: candidates.horizon)
         }
     }
 
     private func announce(_ item: Prepared, events: [ReleasedSummary]?, now: Date) {
         for event in events ?? [] { engine.hub.publishSummary(deviceID: event.deviceID, seq: event.seq) }
-        policyEvents.publish(.summaryDelivered(SummaryDelivery(
-            userID: item.release.userID, slot: item.release.slot, deliveredAt: now, digest: item.digest,
-            events: events ?? [], wasDeliveredBefore: events == nil
-        )))
+        policyEvents.publish(
+            .summaryDelivered(
+                SummaryDelivery(
+                    userID: item.release.userID, slot: item.release.slot, deliveredAt: now, digest: item.digest,
+                    events: events ?? [], wasDeliveredBefore: events == nil
+                )))
     }
 
     /// The user's summary for `slot`: the digest of what was held for it, and each device's part.
     /// The digest ranks by what a summary needs (relevance, media, recency), read by the store.
-    private func prepare(userID: String, slot: Date, held: ArraySlice<SummaryCandidate>, horizon: SummaryHorizon) -> Prepared {
+    private func prepare(userID: String, slot: Date, held: ArraySlice<SummaryCandidate>, horizon: SummaryHorizon)
+        -> Prepared
+    {
         var facts: [NotificationFacts] = []
         facts.reserveCapacity(held.count)
         for row in held {
-            facts.append(NotificationFacts(id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore, receivedAt: row.receivedAt))
+            facts.append(
+                NotificationFacts(
+                    id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore, receivedAt: row.receivedAt))
         }
         let digest = SummaryDigest.make(from: facts, now: slot)
         // Each device's part, in digest order: a notification id on two devices is two entries.
@@ -233,9 +248,12 @@ final class SummaryService: Service, ClockFollowing {
                 }
             }
         }
-        return (SummaryRelease(
-            userID: userID, slot: slot, digest: Self.digestJSON(digest), devices: order.compactMap { parts[$0] }, horizon: horizon
-        ), digest)
+        return (
+            SummaryRelease(
+                userID: userID, slot: slot, digest: Self.digestJSON(digest), devices: order.compactMap { parts[$0] },
+                horizon: horizon
+            ), digest
+        )
     }
 
     /// What `summary_deliveries` keeps of a user's digest (each device's part is in its release):
@@ -243,8 +261,10 @@ final class SummaryService: Service, ClockFollowing {
     private static func digestJSON(_ digest: SummaryDigest) -> String {
         var writer = JSONWriter(capacity: 48 + SummaryDigest.featuredLimit * 40)
         writer.beginObject()
-        writer.key("count"); writer.integer(digest.count)
-        writer.key("apps"); writer.integer(digest.apps.count)
+        writer.key("count")
+        writer.integer(digest.count)
+        writer.key("apps")
+        writer.integer(digest.apps.count)
         writer.key("featured")
         writer.beginArray()
         for notification in digest.featured { writer.string(notification.id) }

@@ -79,7 +79,10 @@ public final class PushService: PushHandler {
 
         let isConnected = hub.hasSession(deviceID: deviceID)
         // Expired already (or "now or never" with nobody connected): APNs accepts it and never delivers it.
-        guard ExpiryRule.isDeliverable(expiration: push.expiration.seconds, alreadyDelivered: false, toConnectedSession: isConnected, now: now) else {
+        guard
+            ExpiryRule.isDeliverable(
+                expiration: push.expiration.seconds, alreadyDelivered: false, toConnectedSession: isConnected, now: now)
+        else {
             return respond(accepted)
         }
         let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
@@ -117,9 +120,11 @@ public final class PushService: PushHandler {
     }
 
     private func failed(_ row: StoredNotification, error: any Error, apnsID: String) -> APNsResponse {
-        logger.error("Could not store a notification", metadata: [
-            "notification.id": "\(row.id)", "error": "\(error)",
-        ])
+        logger.error(
+            "Could not store a notification",
+            metadata: [
+                "notification.id": "\(row.id)", "error": "\(error)",
+            ])
         return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Random 64-bit words for ids (apns-id, apns-unique-id), read from the kernel 4 KiB at a time.
 ///
@@ -39,20 +40,22 @@ final class RandomPool: Sendable {
 
     private static func read(_ descriptor: Int32) -> [UInt64] {
         var words = [UInt64](repeating: 0, count: wordsPerRead)
-        let complete = descriptor >= 0 && words.withUnsafeMutableBytes { buffer in
-            var filled = 0
-            while filled < buffer.count {
-                let count = readBytes(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-                if count > 0 {
-                    filled += count
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    return false
+        let complete =
+            descriptor >= 0
+            && words.withUnsafeMutableBytes { buffer in
+                var filled = 0
+                while filled < buffer.count {
+                    let count = readBytes(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+                    if count > 0 {
+                        filled += count
+                    } else if count < 0, errno == EINTR {
+                        continue
+                    } else {
+                        return false
+                    }
                 }
+                return true
             }
-            return true
-        }
         if !complete {
             var system = SystemRandomNumberGenerator()
             for index in words.indices { words[index] = system.next() }

@@ -32,11 +32,16 @@ actor InMemoryStore: HeraldStore {
 
     func createTeam(_ team: Team) async throws {
         try check()
-        guard !teamList.contains(where: { $0.teamID == team.teamID }) else { throw StoreError(.conflict, "team exists") }
+        guard !teamList.contains(where: { $0.teamID == team.teamID }) else {
+            throw StoreError(.conflict, "team exists")
+        }
         teamList.append(team)
     }
 
-    func teams() async throws -> [Team] { try check(); return teamList }
+    func teams() async throws -> [Team] {
+        try check()
+        return teamList
+    }
 
     func createKey(_ key: SigningKey) async throws {
         try check()
@@ -45,23 +50,34 @@ actor InMemoryStore: HeraldStore {
         keyList.append(key)
     }
 
-    func keys() async throws -> [SigningKey] { try check(); return keyList }
+    func keys() async throws -> [SigningKey] {
+        try check()
+        return keyList
+    }
 
     func createApp(_ app: App) async throws {
         try check()
-        guard !appList.contains(where: { $0.bundleID == app.bundleID }) else { throw StoreError(.conflict, "app exists") }
+        guard !appList.contains(where: { $0.bundleID == app.bundleID }) else {
+            throw StoreError(.conflict, "app exists")
+        }
         guard teamList.contains(where: { $0.teamID == app.teamID }) else { throw StoreError(.notFound, "no team") }
         appList.append(app)
     }
 
-    func apps() async throws -> [App] { try check(); return appList }
+    func apps() async throws -> [App] {
+        try check()
+        return appList
+    }
 
     func createUser(_ user: User, tokenDigest: String) async throws {
         try check()
         userList.append((user, tokenDigest))
     }
 
-    func users() async throws -> [User] { try check(); return userList.map(\.user) }
+    func users() async throws -> [User] {
+        try check()
+        return userList.map(\.user)
+    }
 
     func user(tokenDigest: String) async throws -> User? {
         try check()
@@ -70,11 +86,16 @@ actor InMemoryStore: HeraldStore {
 
     func createDevice(_ device: Device) async throws {
         try check()
-        guard userList.contains(where: { $0.user.userID == device.userID }) else { throw StoreError(.notFound, "no user") }
+        guard userList.contains(where: { $0.user.userID == device.userID }) else {
+            throw StoreError(.notFound, "no user")
+        }
         deviceList.append(device)
     }
 
-    func device(id: String) async throws -> Device? { try check(); return deviceList.first { $0.deviceID == id } }
+    func device(id: String) async throws -> Device? {
+        try check()
+        return deviceList.first { $0.deviceID == id }
+    }
 
     func devices(userID: String?) async throws -> [Device] {
         try check()
@@ -83,9 +104,11 @@ actor InMemoryStore: HeraldStore {
 
     func createDeviceToken(_ record: DeviceTokenRecord) async throws -> DeviceTokenRecord? {
         try check()
-        guard !tokenList.contains(where: { $0.token == record.token }) else { throw StoreError(.conflict, "token exists") }
+        guard !tokenList.contains(where: { $0.token == record.token }) else {
+            throw StoreError(.conflict, "token exists")
+        }
         guard deviceList.contains(where: { $0.deviceID == record.deviceID }),
-              appList.contains(where: { $0.bundleID == record.bundleID })
+            appList.contains(where: { $0.bundleID == record.bundleID })
         else { throw StoreError(.notFound, "no device or app") }
         var replaced: DeviceTokenRecord?
         if let index = tokenList.firstIndex(where: {
@@ -123,8 +146,10 @@ actor InMemoryStore: HeraldStore {
         for var notification in notifications {
             var list = rows[notification.deviceID, default: [:]]
             if let collapseID = notification.collapseID {
-                for (id, row) in list where id != notification.id && row.bundleID == notification.bundleID
-                    && row.collapseID == collapseID && !row.isRemoved {
+                for (id, row) in list
+                where id != notification.id && row.bundleID == notification.bundleID
+                    && row.collapseID == collapseID && !row.isRemoved
+                {
                     var tombstone = row
                     tombstone.seq = nextSeq()
                     tombstone.removedAt = notification.receivedAt
@@ -146,9 +171,13 @@ actor InMemoryStore: HeraldStore {
         return Array(all.sorted { $0.seq < $1.seq }.prefix(limit))
     }
 
-    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
+    func notifications(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws
+        -> [StoredNotification]
+    {
         try check()
-        let all = (rows[deviceID] ?? [:]).values.filter { $0.seq > cursor && !$0.isRemoved && $0.isDeliverable(now: now) }
+        let all = (rows[deviceID] ?? [:]).values.filter {
+            $0.seq > cursor && !$0.isRemoved && $0.isDeliverable(now: now)
+        }
         return Array(all.sorted { $0.seq < $1.seq }.prefix(limit))
     }
 
@@ -157,7 +186,9 @@ actor InMemoryStore: HeraldStore {
         return rows[deviceID]?[id].flatMap { $0.isRemoved ? nil : $0 }
     }
 
-    private func change(deviceID: String, id: String, _ update: (inout StoredNotification) -> Void) -> StoredNotification? {
+    private func change(deviceID: String, id: String, _ update: (inout StoredNotification) -> Void)
+        -> StoredNotification?
+    {
         guard var row = rows[deviceID]?[id], !row.isRemoved else { return nil }
         update(&row)
         row.seq = nextSeq()
@@ -183,12 +214,16 @@ actor InMemoryStore: HeraldStore {
     func markDelivered(deviceID: String, upTo cursor: Int64, at date: Date) async throws {
         try check()
         deliveryMarks.append(cursor)
-        for (id, row) in rows[deviceID] ?? [:] where row.seq <= cursor && row.deliveredAt == nil && row.isDeliverable(now: date) {
+        for (id, row) in rows[deviceID] ?? [:]
+        where row.seq <= cursor && row.deliveredAt == nil && row.isDeliverable(now: date) {
             rows[deviceID]?[id]?.deliveredAt = date
         }
     }
 
-    func latestCursor() async throws -> Int64 { try check(); return seq }
+    func latestCursor() async throws -> Int64 {
+        try check()
+        return seq
+    }
 
     func close() async throws {}
 }

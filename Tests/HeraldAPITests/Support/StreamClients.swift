@@ -8,7 +8,9 @@ struct TimedOut: Error {}
 
 /// Runs `operation`, failing with `TimedOut` after `seconds` so a broken stream fails a test
 /// instead of hanging it.
-func withTimeout<T: Sendable>(_ seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(_ seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> T)
+    async throws -> T
+{
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await operation() }
         group.addTask {
@@ -40,7 +42,9 @@ struct ServerSentEventsClient {
     private var pending = ""
 
     /// Opens `path` on the local server.
-    static func connect(port: Int, path: String, headers: [(String, String)] = []) async throws -> ServerSentEventsClient {
+    static func connect(port: Int, path: String, headers: [(String, String)] = []) async throws
+        -> ServerSentEventsClient
+    {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -88,9 +92,10 @@ struct ServerSentEventsClient {
                 event.comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
                 continue
             }
-            let (field, value) = line.firstIndex(of: ":").map {
-                (String(line[..<$0]), String(line[line.index(after: $0)...]).trimmingPrefix(" "))
-            } ?? (String(line), "")
+            let (field, value) =
+                line.firstIndex(of: ":").map {
+                    (String(line[..<$0]), String(line[line.index(after: $0)...]).trimmingPrefix(" "))
+                } ?? (String(line), "")
             switch field {
             case "id": event.id = String(value)
             case "event": event.event = String(value)

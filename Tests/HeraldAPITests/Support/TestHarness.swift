@@ -91,7 +91,8 @@ struct TestHarness {
         _ deviceID: String, id: String = UUID().uuidString.lowercased(), body: String = "Hello",
         collapseID: String? = nil, expiration: Int64? = nil, delivered: Bool = false
     ) async throws -> [StoredNotification] {
-        let payload = #"{"aps":{"alert":{"title":"Greeting","body":"\#(body)"},"badge":3,"sound":"default","thread-id":"t1","interruption-level":"time-sensitive","relevance-score":0.5},"custom":{"k":[1,2]}}"#
+        let payload =
+            #"{"aps":{"alert":{"title":"Greeting","body":"\#(body)"},"badge":3,"sound":"default","thread-id":"t1","interruption-level":"time-sensitive","relevance-score":0.5},"custom":{"k":[1,2]}}"#
         let row = StoredNotification(
             seq: 0, id: id, deviceID: deviceID, bundleID: Self.bundleID, topic: Self.bundleID, pushType: .alert,
             priority: 10, collapseID: collapseID, expiration: expiration, payload: payload,

@@ -36,13 +36,18 @@ extension CertificateTests {
             #expect(try directory.readDemo() == nil)
             let demo = DemoSetup(
                 teamID: "ABCDE12345", keyID: "ABC123DEFG", keyPath: directory.privateKeyURL(keyID: "ABC123DEFG").path,
-                topic: "com.herald.demo", deviceToken: String(repeating: "ab", count: 32), deviceID: "dev_1", userToken: "usr_tok"
+                topic: "com.herald.demo", deviceToken: String(repeating: "ab", count: 32), deviceID: "dev_1",
+                userToken: "usr_tok"
             )
             try directory.writeDemo(demo)
             #expect(try directory.readDemo() == demo)
 
-            let object = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.demoURL)).objectValue)
-            #expect(Set(object.keys) == ["team_id", "key_id", "key_path", "topic", "device_token", "device_id", "user_token"])
+            let object = try #require(
+                try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.demoURL)).objectValue)
+            #expect(
+                Set(object.keys) == [
+                    "team_id", "key_id", "key_path", "topic", "device_token", "device_id", "user_token",
+                ])
             #expect(object["key_path"]?.stringValue?.hasSuffix("/keys/AuthKey_ABC123DEFG.p8") == true)
         }
 
@@ -50,10 +55,13 @@ extension CertificateTests {
             let root = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: root) }
             let directory = DataDirectory(root: root)
-            let runtime = RuntimeInfo(apiURL: "http://127.0.0.1:40001", apnsURL: "http://127.0.0.1:40002", apnsTLSURL: "https://127.0.0.1:40003", pid: 4242)
+            let runtime = RuntimeInfo(
+                apiURL: "http://127.0.0.1:40001", apnsURL: "http://127.0.0.1:40002",
+                apnsTLSURL: "https://127.0.0.1:40003", pid: 4242)
             try directory.writeRuntime(runtime)
             #expect(try directory.readRuntime() == runtime)
-            let object = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.runtimeURL)).objectValue)
+            let object = try #require(
+                try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: directory.runtimeURL)).objectValue)
             #expect(Set(object.keys) == ["api_url", "apns_url", "apns_tls_url", "pid"])
             #expect(object["pid"] == .number(4242))
 

@@ -16,7 +16,8 @@ extension CertificateTests {
             let names = ["ca.pem", "ca-key.pem", "server.pem", "server-key.pem"]
             let firstContents = try names.map { try Data(contentsOf: directory.appendingPathComponent($0)) }
 
-            let reused = try LocalCertificateAuthority.loadOrCreate(directory: directory, now: Self.now.addingTimeInterval(86_400))
+            let reused = try LocalCertificateAuthority.loadOrCreate(
+                directory: directory, now: Self.now.addingTimeInterval(86_400))
             let secondContents = try names.map { try Data(contentsOf: directory.appendingPathComponent($0)) }
             #expect(firstContents == secondContents)
             #expect(reused.serverCertificate == created.serverCertificate)
@@ -29,7 +30,8 @@ extension CertificateTests {
             defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
             _ = try LocalCertificateAuthority.loadOrCreate(directory: directory, now: Self.now)
             for name in ["ca-key.pem", "server-key.pem"] {
-                let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+                let attributes = try FileManager.default.attributesOfItem(
+                    atPath: directory.appendingPathComponent(name).path)
                 #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(name)")
             }
         }
@@ -46,7 +48,9 @@ extension CertificateTests {
             #expect(names.contains(.dnsName("localhost")))
             #expect(try server.extensions.extendedKeyUsage?.contains(.serverAuth) == true)
             #expect(try server.extensions.basicConstraints == .notCertificateAuthority)
-            #expect(try authority.authorityCertificate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
+            #expect(
+                try authority.authorityCertificate.extensions.basicConstraints
+                    == .isCertificateAuthority(maxPathLength: 0))
             #expect(try authority.authorityCertificate.extensions.keyUsage?.keyCertSign == true)
         }
 
@@ -74,7 +78,9 @@ extension CertificateTests {
             #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
             #expect(verify.standardOutput.contains("OK"))
 
-            let hostCheck = try runProcess("openssl", ["verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", server])
+            let hostCheck = try runProcess(
+                "openssl",
+                ["verify", "-CAfile", ca, "-verify_hostname", "localhost", "-verify_ip", "127.0.0.1", server])
             #expect(hostCheck.status == 0, "\(hostCheck.standardOutput)\(hostCheck.standardError)")
 
             let text = try runProcess("openssl", ["x509", "-in", server, "-noout", "-text"])
@@ -87,7 +93,8 @@ extension CertificateTests {
             #expect(caText.standardOutput.contains("CA:TRUE"))
             #expect(caText.standardOutput.contains("Certificate Sign"))
 
-            let keyCheck = try runProcess("openssl", ["pkey", "-in", directory.appendingPathComponent("server-key.pem").path, "-noout"])
+            let keyCheck = try runProcess(
+                "openssl", ["pkey", "-in", directory.appendingPathComponent("server-key.pem").path, "-noout"])
             #expect(keyCheck.status == 0, "\(keyCheck.standardError)")
         }
     }

@@ -9,26 +9,26 @@ import Testing
 /// CA. It answers BadDeviceToken for the token "bad", otherwise 200 with `apns-unique-id` holding
 /// what it received (base64 JSON) so the test can check the request on the wire.
 private let apnsServer = #"""
-const http2 = require('http2'), fs = require('fs');
-const [cert, key] = process.argv.slice(-2);
-const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) });
-server.on('stream', (stream, headers) => {
-  let body = '';
-  stream.on('data', d => body += d);
-  stream.on('end', () => {
-    const id = headers['apns-id'] || 'generated-id';
-    if (headers[':path'].endsWith('/bad')) {
-      stream.respond({ ':status': 400, 'content-type': 'application/json', 'apns-id': id });
-      stream.end(JSON.stringify({ reason: 'BadDeviceToken' }));
-      return;
-    }
-    const seen = { ...headers, body, alpn: stream.session.alpnProtocol };
-    stream.respond({ ':status': 200, 'apns-id': id,
-                     'apns-unique-id': Buffer.from(JSON.stringify(seen)).toString('base64') }, { endStream: true });
-  });
-});
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-"""#
+    const http2 = require('http2'), fs = require('fs');
+    const [cert, key] = process.argv.slice(-2);
+    const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) });
+    server.on('stream', (stream, headers) => {
+      let body = '';
+      stream.on('data', d => body += d);
+      stream.on('end', () => {
+        const id = headers['apns-id'] || 'generated-id';
+        if (headers[':path'].endsWith('/bad')) {
+          stream.respond({ ':status': 400, 'content-type': 'application/json', 'apns-id': id });
+          stream.end(JSON.stringify({ reason: 'BadDeviceToken' }));
+          return;
+        }
+        const seen = { ...headers, body, alpn: stream.session.alpnProtocol };
+        stream.respond({ ':status': 200, 'apns-id': id,
+                         'apns-unique-id': Buffer.from(JSON.stringify(seen)).toString('base64') }, { endStream: true });
+      });
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+    """#
 
 extension ClientTests {
     @Suite("Sending pushes over HTTP/2 and TLS", .enabled(if: isInstalled("node"), "needs node"))
@@ -37,12 +37,16 @@ extension ClientTests {
             let directory: URL
             let authority: LocalCertificateAuthority
             let server: MockServer
-            let credentials = APNsCredentials(teamID: "ABCDE12345", keyID: "ABC123DEFG", privateKey: P256.Signing.PrivateKey())
+            let credentials = APNsCredentials(
+                teamID: "ABCDE12345", keyID: "ABC123DEFG", privateKey: P256.Signing.PrivateKey())
 
             init() throws {
                 directory = try makeTemporaryDirectory()
-                authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.appendingPathComponent("tls"), now: Date())
-                server = try MockServer("node", script: apnsServer, arguments: [authority.serverCertificateURL.path, authority.serverKeyURL.path])
+                authority = try LocalCertificateAuthority.loadOrCreate(
+                    directory: directory.appendingPathComponent("tls"), now: Date())
+                server = try MockServer(
+                    "node", script: apnsServer,
+                    arguments: [authority.serverCertificateURL.path, authority.serverKeyURL.path])
             }
 
             func makeClient(host: String = "127.0.0.1", trustingTheCA: Bool = true) throws -> APNsClient {
@@ -64,10 +68,11 @@ extension ClientTests {
             defer { fixture.tearDown() }
             let client = try fixture.makeClient(host: host)
             let payload = AlertPayload(title: "Hello", body: "World").encoded()
-            let result = try await client.send(APNsPush(
-                deviceToken: "abcd", topic: "com.example.app", payload: payload, pushType: "alert",
-                priority: 10, expiration: 0, collapseID: "c1", apnsID: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-            ))
+            let result = try await client.send(
+                APNsPush(
+                    deviceToken: "abcd", topic: "com.example.app", payload: payload, pushType: "alert",
+                    priority: 10, expiration: 0, collapseID: "c1", apnsID: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+                ))
             try await client.shutdown()
 
             #expect(result.status == 200)
@@ -97,9 +102,12 @@ extension ClientTests {
             let fixture = try Fixture()
             defer { fixture.tearDown() }
             let client = try fixture.makeClient()
-            let result = try await client.send(APNsPush(deviceToken: "bad", topic: "com.example.app", payload: Data("{}".utf8)))
+            let result = try await client.send(
+                APNsPush(deviceToken: "bad", topic: "com.example.app", payload: Data("{}".utf8)))
             try await client.shutdown()
-            #expect(result == APNsPushResult(status: 400, reason: "BadDeviceToken", apnsID: "generated-id", apnsUniqueID: nil))
+            #expect(
+                result
+                    == APNsPushResult(status: 400, reason: "BadDeviceToken", apnsID: "generated-id", apnsUniqueID: nil))
         }
 
         @Test func withoutTheCATheServerIsNotTrusted() async throws {

@@ -31,7 +31,9 @@ extension ClientTests {
             let payload = AlertPayload(title: "Fire", interruptionLevel: .critical, sound: "default").encoded()
             let parsed = try NotificationPayload(json: payload)
             #expect(parsed.aps.sound == Sound(name: "default", isCritical: true, volume: 1))
-            #expect(String(decoding: payload, as: UTF8.self).contains(#""sound":{"critical":1,"name":"default","volume":1}"#))
+            #expect(
+                String(decoding: payload, as: UTF8.self).contains(
+                    #""sound":{"critical":1,"name":"default","volume":1}"#))
         }
 
         @Test func badgeZeroIsKeptBecauseItClearsTheBadge() throws {

@@ -32,11 +32,13 @@ extension ClientTests {
             let directory = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("AuthKey.p8")
-            let generated = try runProcess("openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", file.path])
+            let generated = try runProcess(
+                "openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", file.path])
             #expect(generated.status == 0, "\(generated.standardError)")
 
             let credentials = try APNsCredentials(teamID: "ABCDE12345", keyID: "ABC123DEFG", privateKeyFile: file)
-            let parsed = try #require(ProviderToken.parse(Substring(try credentials.makeToken(issuedAt: Self.issuedAt))))
+            let parsed = try #require(
+                ProviderToken.parse(Substring(try credentials.makeToken(issuedAt: Self.issuedAt))))
             #expect(parsed.isSigned(by: credentials.privateKey.publicKey))
             let publicPEM = try APNsCredentials.publicKeyPEM(fromPEM: String(contentsOf: file, encoding: .utf8))
             #expect(parsed.isSigned(by: try P256.Signing.PublicKey(pemRepresentation: publicPEM)))
@@ -54,7 +56,8 @@ extension ClientTests {
         }
 
         @Test func theCacheReusesATokenUntilItIsDueForRenewal() async throws {
-            let credentials = APNsCredentials(teamID: "ABCDE12345", keyID: "ABC123DEFG", privateKey: P256.Signing.PrivateKey())
+            let credentials = APNsCredentials(
+                teamID: "ABCDE12345", keyID: "ABC123DEFG", privateKey: P256.Signing.PrivateKey())
             let cache = ProviderTokenCache(credentials: credentials)
             let first = try await cache.token(now: Self.issuedAt)
             // Within 50 minutes: the same token, so APNs never answers TooManyProviderTokenUpdates.
@@ -62,7 +65,8 @@ extension ClientTests {
             // After 50 minutes (before APNs's one-hour expiry): a new token dated now.
             let renewed = try await cache.token(now: Self.issuedAt.addingTimeInterval(50 * 60))
             #expect(renewed != first)
-            #expect(ProviderToken.parse(Substring(renewed))?.claims.issuedAt == Self.issuedAt.addingTimeInterval(50 * 60))
+            #expect(
+                ProviderToken.parse(Substring(renewed))?.claims.issuedAt == Self.issuedAt.addingTimeInterval(50 * 60))
         }
     }
 }

@@ -29,7 +29,9 @@ extension ClientTests {
             ServerSentEvent(id: "43", event: "message", data: "the id line may come after the data"),
         ]
 
-        @Test("Herald's `: connected` comment is noted (the session is subscribed); other comments are not, and a reset forgets it")
+        @Test(
+            "Herald's `: connected` comment is noted (the session is subscribed); other comments are not, and a reset forgets it"
+        )
         func connectedComment() {
             var parser = ServerSentEventParser()
             #expect(parser.parse(Array(": keep-alive\n:connected\n: connected later\n".utf8)).isEmpty)
@@ -89,10 +91,11 @@ extension ClientTests {
         @Test func fieldDetailsFollowTheSpec() {
             var parser = ServerSentEventParser()
             let events = parser.parse(Array("data\n\ndata:no-space\ndata:  two spaces\nunknown: x\n\n".utf8))
-            #expect(events == [
-                ServerSentEvent(id: nil, data: ""),
-                ServerSentEvent(id: nil, data: "no-space\n two spaces"),
-            ])
+            #expect(
+                events == [
+                    ServerSentEvent(id: nil, data: ""),
+                    ServerSentEvent(id: nil, data: "no-space\n two spaces"),
+                ])
         }
 
         @Test func aLoneCarriageReturnEndsALine() {
@@ -102,7 +105,8 @@ extension ClientTests {
 
         @Test func aByteOrderMarkAtTheStartIsIgnored() {
             var parser = ServerSentEventParser()
-            #expect(parser.parse([0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8)) == [ServerSentEvent(id: nil, data: "x")])
+            #expect(
+                parser.parse([0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8)) == [ServerSentEvent(id: nil, data: "x")])
         }
 
         @Test func theIDOfAnUnfinishedEventDoesNotCount() {

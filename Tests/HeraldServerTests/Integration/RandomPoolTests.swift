@@ -1,6 +1,7 @@
 import HeraldCore
-@testable import HeraldServer
 import Testing
+
+@testable import HeraldServer
 
 @Suite("Random pool for ids")
 struct RandomPoolTests {

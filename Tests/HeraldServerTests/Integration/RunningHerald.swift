@@ -13,7 +13,8 @@ struct RunningHerald {
     let directory: URL
 
     static func start(configure: (inout HeraldConfiguration) -> Void = { _ in }) async throws -> RunningHerald {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-test-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "herald-test-\(UUID().uuidString)")
         var configuration = HeraldConfiguration(dataDirectory: directory.path)
         configuration.apiPort = 0
         configuration.apnsPort = 0
@@ -36,7 +37,8 @@ struct RunningHerald {
     func apnsClient(tls: Bool) throws -> APNsClient {
         try APNsClient(
             baseURL: URL(string: tls ? runtime.apnsTLSURL : runtime.apnsURL)!,
-            credentials: APNsCredentials(teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath)),
+            credentials: APNsCredentials(
+                teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath)),
             caFile: application.authority.authorityCertificateURL.path
         )
     }

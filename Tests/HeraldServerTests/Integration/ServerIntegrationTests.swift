@@ -1,9 +1,9 @@
 import Foundation
+import HeraldAPI
 import HeraldClient
 import HeraldCore
 import HeraldServer
 import HeraldStore
-import HeraldAPI
 import Testing
 
 @Suite("Herald end to end (in-process server, real HTTP/2 clients)")
@@ -15,12 +15,14 @@ struct ServerIntegrationTests {
         let herald = try await RunningHerald.start()
         for tls in [true, false] {
             let client = try herald.apnsClient(tls: tls)
-            let result = try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("tls \(tls)")))
+            let result = try await client.send(
+                APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("tls \(tls)")))
             #expect(result.status == 200)
             #expect(result.reason == nil)
             #expect(result.apnsUniqueID != nil)
             let id = try #require(result.apnsID)
-            let stored = try await herald.application.store.notification(deviceID: herald.demo.deviceID, id: id.lowercased())
+            let stored = try await herald.application.store.notification(
+                deviceID: herald.demo.deviceID, id: id.lowercased())
             #expect(stored?.payload.contains("tls \(tls)") == true)
             try await client.shutdown()
         }
@@ -32,7 +34,8 @@ struct ServerIntegrationTests {
         let herald = try await RunningHerald.start()
         let client = try herald.apnsClient(tls: true)
         let id = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-        let result = try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("x"), apnsID: id))
+        let result = try await client.send(
+            APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("x"), apnsID: id))
         #expect(result.apnsID == id)
         try await client.shutdown()
         try await herald.stop()
@@ -42,10 +45,12 @@ struct ServerIntegrationTests {
     func tokenErrors() async throws {
         let herald = try await RunningHerald.start()
         let client = try herald.apnsClient(tls: true)
-        let unknown = try await client.send(APNsPush(deviceToken: String(repeating: "0", count: 64), topic: "com.example.demo", payload: alert("x")))
+        let unknown = try await client.send(
+            APNsPush(deviceToken: String(repeating: "0", count: 64), topic: "com.example.demo", payload: alert("x")))
         #expect(unknown.status == 400 && unknown.reason == "BadDeviceToken")
         let removed = try await herald.application.registry.unregisterDeviceToken(herald.demo.deviceToken)
-        let gone = try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("x")))
+        let gone = try await client.send(
+            APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("x")))
         #expect(gone.status == 410 && gone.reason == "Unregistered")
         let expected = removed.unregisteredAt.map { Int64($0.timeIntervalSince1970 * 1000) }
         #expect(gone.timestamp == expected)
@@ -60,13 +65,18 @@ struct ServerIntegrationTests {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
                 group.addTask {
-                    try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: self.alert("n\(index)"))).status
+                    try await client.send(
+                        APNsPush(
+                            deviceToken: herald.demo.deviceToken, topic: "com.example.demo",
+                            payload: self.alert("n\(index)"))
+                    ).status
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
-        let listed = try await herald.application.store.notifications(deviceID: herald.demo.deviceID, after: 0, limit: 1000, now: Date())
+        let listed = try await herald.application.store.notifications(
+            deviceID: herald.demo.deviceID, after: 0, limit: 1000, now: Date())
         #expect(listed.count == 200)
         try await client.shutdown()
         try await herald.stop()
@@ -80,7 +90,11 @@ struct ServerIntegrationTests {
         let reasons = try await withThrowingTaskGroup(of: String?.self) { group in
             for index in 0..<10 {
                 group.addTask {
-                    try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: self.alert("r\(index)"))).reason
+                    try await client.send(
+                        APNsPush(
+                            deviceToken: herald.demo.deviceToken, topic: "com.example.demo",
+                            payload: self.alert("r\(index)"))
+                    ).reason
                 }
             }
             return try await group.reduce(into: [String?]()) { $0.append($1) }
@@ -97,7 +111,8 @@ struct ServerIntegrationTests {
         let herald = try await RunningHerald.start()
         let client = try herald.apnsClient(tls: true)
         try await herald.application.store.close()
-        let result = try await client.send(APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("lost")))
+        let result = try await client.send(
+            APNsPush(deviceToken: herald.demo.deviceToken, topic: "com.example.demo", payload: alert("lost")))
         #expect(result.status == 500)
         #expect(result.reason == "InternalServerError")
         try await client.shutdown()
@@ -110,13 +125,15 @@ struct ServerIntegrationTests {
     func restartKeepsData() async throws {
         let first = try await RunningHerald.start()
         let client = try first.apnsClient(tls: true)
-        let result = try await client.send(APNsPush(deviceToken: first.demo.deviceToken, topic: "com.example.demo", payload: alert("persist")))
+        let result = try await client.send(
+            APNsPush(deviceToken: first.demo.deviceToken, topic: "com.example.demo", payload: alert("persist")))
         try await client.shutdown()
         await first.application.shutdown()
         try await first.task.value
         let reopened = try await HeraldApplication.make(configuration: first.application.configuration)
         #expect(reopened.demo == first.demo)
-        let stored = try await reopened.store.notification(deviceID: first.demo.deviceID, id: try #require(result.apnsID))
+        let stored = try await reopened.store.notification(
+            deviceID: first.demo.deviceID, id: try #require(result.apnsID))
         #expect(stored != nil)
         try await reopened.store.close()
         try? FileManager.default.removeItem(at: first.directory)

@@ -9,7 +9,9 @@ import Testing
 
 @Suite("The JSON API's policy hooks drive the server's policy (real HTTP API, test clock)")
 struct APIHookTests {
-    @Test("a manual Focus turned on and off over the API holds a push and then releases it; the decision endpoint explains both")
+    @Test(
+        "a manual Focus turned on and off over the API holds a push and then releases it; the decision endpoint explains both"
+    )
     func manualFocusOverTheAPI() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -32,12 +34,20 @@ struct APIHookTests {
         _ = try await api.focusOff(id: "work")
         let changes = try await herald.heldReevaluated(userID)
         #expect(changes.first { $0.id == held.id }?.disposition == .listedSilently)
-        let releasedJSON = try JSONDecoder().decode(JSONValue.self, from: try await api.decision(notificationID: held.id))
+        let releasedJSON = try JSONDecoder().decode(
+            JSONValue.self, from: try await api.decision(notificationID: held.id))
         #expect(json(releasedJSON, "disposition")?.stringValue == "listedSilently")
         #expect(json(releasedJSON, "decision", "banner")?.stringValue == "none")
         #expect(json(releasedJSON, "decision", "sound", "plays") == .bool(false))
-        let lines = jsonItems(json(releasedJSON, "reasons")).map { (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue) }
-        #expect(lines.contains { $0 == "released-focus-ended" && $1 == "Released quietly when the Work Focus ended or changed: listed without a banner or sound, as what a Focus held does not alert again." })
+        let lines = jsonItems(json(releasedJSON, "reasons")).map {
+            (json($0, "code")?.stringValue, json($0, "sentence")?.stringValue)
+        }
+        #expect(
+            lines.contains {
+                $0 == "released-focus-ended"
+                    && $1
+                        == "Released quietly when the Work Focus ended or changed: listed without a banner or sound, as what a Focus held does not alert again."
+            })
         try await api.shutdown()
         try await herald.stop()
     }

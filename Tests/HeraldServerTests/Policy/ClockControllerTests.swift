@@ -33,7 +33,9 @@ struct ClockControllerTests {
         return (herald, control, userID)
     }
 
-    @Test("one move across a Focus schedule's end releases what it held at the end (07:00), not at the move's end; one ending there too")
+    @Test(
+        "one move across a Focus schedule's end releases what it held at the end (07:00), not at the move's end; one ending there too"
+    )
     func focusEndsDuringAMove() async throws {
         let (herald, control, userID) = try await Self.start()
         #expect(Self.tuesday(7) == Self.mondayNight.addingTimeInterval(8.5 * 3600))
@@ -91,7 +93,9 @@ struct ClockControllerTests {
         #expect(released.releasedAt == Self.tuesday(8))
         var deliveries: [SummaryDelivery] = []
         while deliveries.count < 2 {
-            if case .summaryDelivered(let delivery) = try await herald.nextEvent(where: { if case .summaryDelivered = $0 { true } else { false } }) {
+            if case .summaryDelivered(let delivery) = try await herald.nextEvent(where: {
+                if case .summaryDelivered = $0 { true } else { false }
+            }) {
                 deliveries.append(delivery)
             }
         }
@@ -107,9 +111,13 @@ struct ClockControllerTests {
         let (herald, control, _) = try await Self.start()
         let start = Self.mondayNight
 
-        await #expect(throws: ClockMoveError.backwards(now: start)) { try await control.move(.to(start.addingTimeInterval(-0.001))) }
+        await #expect(throws: ClockMoveError.backwards(now: start)) {
+            try await control.move(.to(start.addingTimeInterval(-0.001)))
+        }
         await #expect(throws: ClockMoveError.backwards(now: start)) { try await control.move(.by(-60)) }
-        await #expect(throws: ClockMoveError.tooFar(now: start, limit: 366 * 86_400)) { try await control.move(.by(367 * 86_400)) }
+        await #expect(throws: ClockMoveError.tooFar(now: start, limit: 366 * 86_400)) {
+            try await control.move(.by(367 * 86_400))
+        }
         #expect(herald.clock.now == start)
         #expect(try await control.move(.by(0)) == start)
         #expect(try await control.move(.to(start)) == start)
@@ -128,12 +136,19 @@ struct ClockControllerTests {
         for millisecond in 0..<1000 {
             let from = herald.clock.now
             let to = try await control.move(.by(Double(millisecond) / 1000 + 3600))
-            #expect(Self.iso(to) == Self.iso(Date(timeIntervalSince1970: (Double(Self.milliseconds(from)) + Double(millisecond) + 3_600_000) / 1000)))
+            #expect(
+                Self.iso(to)
+                    == Self.iso(
+                        Date(
+                            timeIntervalSince1970: (Double(Self.milliseconds(from)) + Double(millisecond) + 3_600_000)
+                                / 1000)))
         }
         try await herald.stop()
     }
 
-    @Test("over HTTP: the clock reads manual, moves, and apns-expiration follows it while provider tokens follow the wall clock")
+    @Test(
+        "over HTTP: the clock reads manual, moves, and apns-expiration follows it while provider tokens follow the wall clock"
+    )
     func overHTTP() async throws {
         let herald = try await PolicyHerald.start()
         let start = herald.clock.now
@@ -142,8 +157,11 @@ struct ClockControllerTests {
             #expect(read == .object(["mode": .string("manual"), "now": .string(Self.iso(start))]))
 
             let advanced = try JSONDecoder().decode(JSONValue.self, from: try await api.advanceClock(seconds: 7200))
-            #expect(advanced == .object(["mode": .string("manual"), "now": .string(Self.iso(start.addingTimeInterval(7200)))]))
-            let set = try JSONDecoder().decode(JSONValue.self, from: try await api.setClock(to: Self.iso(start.addingTimeInterval(7260))))
+            #expect(
+                advanced
+                    == .object(["mode": .string("manual"), "now": .string(Self.iso(start.addingTimeInterval(7200)))]))
+            let set = try JSONDecoder().decode(
+                JSONValue.self, from: try await api.setClock(to: Self.iso(start.addingTimeInterval(7260))))
             #expect(set.objectValue?["now"] == .string(Self.iso(start.addingTimeInterval(7260))))
             do {
                 _ = try await api.setClock(to: Self.iso(start))
@@ -158,10 +176,12 @@ struct ClockControllerTests {
         // dropped, as APNs drops an expired push. The token, signed with the wall clock, is fine.
         let client = try herald.apnsClient()
         let expiring = await Self.result {
-            try await client.send(APNsPush(
-                deviceToken: herald.demo.deviceToken, topic: herald.demo.topic, payload: Data(#"{"aps":\#(Self.alert)}"#.utf8),
-                expiration: Int64(Date().timeIntervalSince1970) + 3600
-            ))
+            try await client.send(
+                APNsPush(
+                    deviceToken: herald.demo.deviceToken, topic: herald.demo.topic,
+                    payload: Data(#"{"aps":\#(Self.alert)}"#.utf8),
+                    expiration: Int64(Date().timeIntervalSince1970) + 3600
+                ))
         }
         try await client.shutdown()
         let answer = try expiring.get()
@@ -181,9 +201,10 @@ struct ClockControllerTests {
         try await Self.withAdminAPI(herald.runtime, herald.application.adminToken) { api in
             let read = try JSONDecoder().decode(JSONValue.self, from: try await api.clock())
             #expect(read.objectValue?["mode"] == .string("system"))
-            let now = try #require(read.objectValue?["now"]?.stringValue.flatMap {
-                try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-            })
+            let now = try #require(
+                read.objectValue?["now"]?.stringValue.flatMap {
+                    try? Date($0, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                })
             #expect(abs(now.timeIntervalSince(before)) < 60)
             let moves: [@Sendable () async throws -> Data] = [
                 { try await api.advanceClock(seconds: 60) }, { try await api.setClock(to: "2099-01-01T00:00:00Z") },
@@ -220,7 +241,9 @@ struct ClockControllerTests {
     }
 
     /// Runs `body` with an admin API client, shut down whatever happens.
-    static func withAdminAPI(_ runtime: RuntimeInfo, _ token: String, _ body: (HeraldAPIClient) async throws -> Void) async throws {
+    static func withAdminAPI(_ runtime: RuntimeInfo, _ token: String, _ body: (HeraldAPIClient) async throws -> Void)
+        async throws
+    {
         let api = try HeraldAPIClient(baseURL: URL(string: runtime.apiURL)!, bearerToken: token)
         let result = await Self.result { try await body(api) }
         try await api.shutdown()

@@ -33,18 +33,25 @@ struct NotificationDisplayTests {
 
         // When Ana's message and an ordinary notification arrive
         let fromAna = try await herald.push(payload: Self.message, client: client)
-        let plain = try await herald.push(payload: #"{"aps":{"alert":{"title":"Sale","body":"50% off"}}}"#, client: client)
+        let plain = try await herald.push(
+            payload: #"{"aps":{"alert":{"title":"Sale","body":"50% off"}}}"#, client: client)
 
         // Then Ana's gets through, explained with her name, and shows her name and the group
         #expect(fromAna.disposition == .alerted)
         #expect(plain.disposition == .heldForFocus)
         let lines = reasons(herald.application.policy.explain(fromAna))
-        #expect(lines.contains { $0.code == "focus-allowed-person" && $0.sentence == "Delivered during the Work Focus: Ana is an allowed person." })
+        #expect(
+            lines.contains {
+                $0.code == "focus-allowed-person"
+                    && $0.sentence == "Delivered during the Work Focus: Ana is an allowed person."
+            })
         let shown = try await herald.display(of: fromAna.id, api: api)
         #expect(shown.list == Display(title: "Ana", subtitle: "Lunch crew", body: "On my way"))
         #expect(shown.decision == shown.list && shown.stream == shown.list)
         // An ordinary one shows its alert as sent, and its decision stores no display
-        #expect(try await herald.display(of: plain.id, api: api).list == Display(title: "Sale", subtitle: nil, body: "50% off"))
+        #expect(
+            try await herald.display(of: plain.id, api: api).list
+                == Display(title: "Sale", subtitle: nil, body: "50% off"))
         #expect(json(try JSONParser.parse(Array(try #require(plain.decisionJSON).utf8)), "display") == .null)
         try await api.shutdown()
         try await client.shutdown()
@@ -64,8 +71,10 @@ struct NotificationDisplayTests {
         try await herald.userStateChanged(userID)
         // Given an app of the demo team without the communication entitlement, on the demo device
         let plainApp = "com.example.chat"
-        _ = try await herald.application.registry.createApp(bundleID: plainApp, teamID: herald.demo.teamID, name: "Chat")
-        let token = try await herald.application.registry.createDeviceToken(deviceID: herald.demo.deviceID, bundleID: plainApp)
+        _ = try await herald.application.registry.createApp(
+            bundleID: plainApp, teamID: herald.demo.teamID, name: "Chat")
+        let token = try await herald.application.registry.createDeviceToken(
+            deviceID: herald.demo.deviceID, bundleID: plainApp)
         try await herald.unlockDevice()
         let client = try herald.apnsClient()
         let api = try herald.apiClient()
@@ -74,9 +83,16 @@ struct NotificationDisplayTests {
 
         #expect(row.disposition == .heldForFocus)
         let lines = reasons(herald.application.policy.explain(row))
-        #expect(lines.contains { $0.code == "communication-not-entitled" && $0.sentence == "Not treated as a message or call: Chat is not entitled to send communication notifications." })
+        #expect(
+            lines.contains {
+                $0.code == "communication-not-entitled"
+                    && $0.sentence
+                        == "Not treated as a message or call: Chat is not entitled to send communication notifications."
+            })
         #expect(lines.contains { $0.code == "focus-held" })
-        #expect(try await herald.display(of: row.id, api: api).list == Display(title: "New message", subtitle: nil, body: "On my way"))
+        #expect(
+            try await herald.display(of: row.id, api: api).list
+                == Display(title: "New message", subtitle: nil, body: "On my way"))
         try await api.shutdown()
         try await client.shutdown()
         try await herald.stop()
@@ -87,7 +103,8 @@ struct NotificationDisplayTests {
         let herald = try await PolicyHerald.start()
         try await herald.unlockDevice()
         let client = try herald.apnsClient()
-        let bad = #"{"aps":{"alert":{"title":"Hi","body":"Hello"}},"communication":{"kind":"letter","sender":{"handle":"ana@example.com","handle_type":"email"}}}"#
+        let bad =
+            #"{"aps":{"alert":{"title":"Hi","body":"Hello"}},"communication":{"kind":"letter","sender":{"handle":"ana@example.com","handle_type":"email"}}}"#
         let noHandle = #"{"aps":{"alert":"Hello"},"communication":{"kind":"call","sender":{"handle_type":"phone"}}}"#
 
         let row = try await herald.push(payload: bad, client: client)
@@ -95,12 +112,22 @@ struct NotificationDisplayTests {
 
         #expect(row.disposition == .alerted && other.disposition == .alerted)
         let lines = reasons(herald.application.policy.explain(row))
-        #expect(lines.contains { $0.code == "communication-invalid" && $0.sentence == #"Not treated as a message or call: the push's communication key is not valid: communication.kind must be "message" or "call"."# })
-        #expect(reasons(herald.application.policy.explain(other)).contains { $0.sentence.contains("communication.sender.handle must be a non-empty string") })
+        #expect(
+            lines.contains {
+                $0.code == "communication-invalid"
+                    && $0.sentence
+                        == #"Not treated as a message or call: the push's communication key is not valid: communication.kind must be "message" or "call"."#
+            })
+        #expect(
+            reasons(herald.application.policy.explain(other)).contains {
+                $0.sentence.contains("communication.sender.handle must be a non-empty string")
+            })
         let decision = try JSONDecoder().decode(Decision.self, from: Data(try #require(row.decisionJSON).utf8))
         #expect(!decision.announce)
         let explained = herald.application.policy.explain(row)
-        #expect(json(explained, "display") == .object(["title": .string("Hi"), "subtitle": .null, "body": .string("Hello")]))
+        #expect(
+            json(explained, "display")
+                == .object(["title": .string("Hi"), "subtitle": .null, "body": .string("Hello")]))
         try await client.shutdown()
         try await herald.stop()
     }
@@ -110,7 +137,8 @@ struct NotificationDisplayTests {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
         try await herald.store.putLocalizationFile(
-            bundleID: herald.demo.topic, locale: "ru", kind: .stringsdict, name: "Localizable.stringsdict", data: Self.russian
+            bundleID: herald.demo.topic, locale: "ru", kind: .stringsdict, name: "Localizable.stringsdict",
+            data: Self.russian
         )
         try await herald.store.putLocalizationFile(
             bundleID: herald.demo.topic, locale: "ru", kind: .strings, name: "Localizable.strings",
@@ -129,7 +157,9 @@ struct NotificationDisplayTests {
         let one = try await herald.push(payload: payload(21), client: client)
         let few = try await herald.push(payload: payload(3), client: client)
         let many = try await herald.push(payload: payload(11), client: client)
-        #expect(try await herald.display(of: one.id, api: api).list == Display(title: "Входящие от Ана", subtitle: "NO_SUCH_KEY", body: "21 новое сообщение"))
+        #expect(
+            try await herald.display(of: one.id, api: api).list
+                == Display(title: "Входящие от Ана", subtitle: "NO_SUCH_KEY", body: "21 новое сообщение"))
         #expect(try await herald.display(of: few.id, api: api).list?.body == "3 новых сообщения")
         let shownMany = try await herald.display(of: many.id, api: api)
         #expect(shownMany.list?.body == "11 новых сообщений")
@@ -142,7 +172,9 @@ struct NotificationDisplayTests {
         try await herald.store.setDeviceState(DeviceState(locale: "en"), deviceID: herald.demo.deviceID)
         await herald.application.policy.deviceStateChanged(deviceID: herald.demo.deviceID)
         let english = try await herald.push(payload: payload(2), client: client)
-        #expect(try await herald.display(of: english.id, api: api).list == Display(title: "INBOX_TITLE", subtitle: "NO_SUCH_KEY", body: "NEW_MESSAGES"))
+        #expect(
+            try await herald.display(of: english.id, api: api).list
+                == Display(title: "INBOX_TITLE", subtitle: "NO_SUCH_KEY", body: "NEW_MESSAGES"))
         try await api.shutdown()
         try await client.shutdown()
         try await herald.stop()
@@ -155,10 +187,12 @@ struct NotificationDisplayTests {
         try await herald.store.setPreferences(UserPreferences(showPreviews: .never, locale: "ar"), userID: userID)
         try await herald.store.upsertCategory(
             bundleID: herald.demo.topic, identifier: "MESSAGE",
-            json: #"{"identifier":"MESSAGE","actions":[],"intent_identifiers":[],"hidden_previews_body_placeholder":"COMMENT_KEY","category_summary_format":null,"options":["hidden_previews_show_title"]}"#
+            json:
+                #"{"identifier":"MESSAGE","actions":[],"intent_identifiers":[],"hidden_previews_body_placeholder":"COMMENT_KEY","category_summary_format":null,"options":["hidden_previews_show_title"]}"#
         )
         try await herald.store.putLocalizationFile(
-            bundleID: herald.demo.topic, locale: "ar", kind: .stringsdict, name: "Localizable.stringsdict", data: Self.arabic
+            bundleID: herald.demo.topic, locale: "ar", kind: .stringsdict, name: "Localizable.stringsdict",
+            data: Self.arabic
         )
         await herald.application.policy.appResourcesChanged(bundleID: herald.demo.topic)
         try await herald.userStateChanged(userID)
@@ -174,7 +208,9 @@ struct NotificationDisplayTests {
         let elsewhere = try await herald.push(payload: payload("t2"), client: client)
         let third = try await herald.push(payload: payload("t1"), client: client)
 
-        #expect(try await herald.display(of: first.id, api: api).list == Display(title: "Ann", subtitle: nil, body: "تعليق واحد"))
+        #expect(
+            try await herald.display(of: first.id, api: api).list
+                == Display(title: "Ann", subtitle: nil, body: "تعليق واحد"))
         #expect(try await herald.display(of: second.id, api: api).list?.body == "تعليقان")
         #expect(try await herald.display(of: elsewhere.id, api: api).list?.body == "تعليق واحد")
         let shown = try await herald.display(of: third.id, api: api)
@@ -197,7 +233,9 @@ struct NotificationDisplayTests {
         let userID = try await herald.userID()
         let start = herald.clock.now
         try await herald.store.setPreferences(UserPreferences(showPreviews: .never), userID: userID)
-        let work = FocusMode(id: "work", name: "Work", kind: .work, manual: .on(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(600)))
+        let work = FocusMode(
+            id: "work", name: "Work", kind: .work,
+            manual: .on(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(600)))
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
         let client = try herald.apnsClient()
@@ -221,18 +259,26 @@ struct NotificationDisplayTests {
         row.decision?.display?.body
     }
 
-    static let russian = stringsdict(key: "NEW_MESSAGES", variable: "messages", format: "d", forms: [
-        "one": "%d новое сообщение", "few": "%d новых сообщения", "many": "%d новых сообщений", "other": "%d новых сообщения",
-    ])
+    static let russian = stringsdict(
+        key: "NEW_MESSAGES", variable: "messages", format: "d",
+        forms: [
+            "one": "%d новое сообщение", "few": "%d новых сообщения", "many": "%d новых сообщений",
+            "other": "%d новых сообщения",
+        ])
 
-    static let arabic = stringsdict(key: "COMMENT_KEY", variable: "comment", format: "u", forms: [
-        "zero": "لا يوجد تعليقات", "one": "تعليق واحد", "two": "تعليقان", "few": "%u تعليقات", "many": "%u تعليقاً", "other": "%u تعليقاً",
-    ])
+    static let arabic = stringsdict(
+        key: "COMMENT_KEY", variable: "comment", format: "u",
+        forms: [
+            "zero": "لا يوجد تعليقات", "one": "تعليق واحد", "two": "تعليقان", "few": "%u تعليقات", "many": "%u تعليقاً",
+            "other": "%u تعليقاً",
+        ])
 
     /// A `.stringsdict` with one plural entry, as Xcode exports it.
     static func stringsdict(key: String, variable: String, format: String, forms: [String: String]) -> Data {
-        let variants = forms.sorted { $0.key < $1.key }.map { "<key>\($0.key)</key><string>\($0.value)</string>" }.joined()
-        return Data("""
+        let variants = forms.sorted { $0.key < $1.key }.map { "<key>\($0.key)</key><string>\($0.value)</string>" }
+            .joined()
+        return Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
             <plist version="1.0"><dict><key>\(key)</key><dict>
@@ -260,7 +306,9 @@ struct Display: Hashable, CustomStringConvertible {
 
     init?(_ value: JSONValue?) {
         guard let object = value?.objectValue else { return nil }
-        self.init(title: object["title"]?.stringValue, subtitle: object["subtitle"]?.stringValue, body: object["body"]?.stringValue)
+        self.init(
+            title: object["title"]?.stringValue, subtitle: object["subtitle"]?.stringValue,
+            body: object["body"]?.stringValue)
     }
 
     var description: String { "(\(title ?? "nil") | \(subtitle ?? "nil") | \(body ?? "nil"))" }
@@ -273,9 +321,14 @@ extension PolicyHerald {
     }
 
     /// Pushes a whole payload (custom keys included) over the APNs endpoint; returns the stored row.
-    func push(payload: String, client: APNsClient, token: String? = nil, topic: String? = nil) async throws -> StoredNotification {
-        let result = try await client.send(APNsPush(deviceToken: token ?? demo.deviceToken, topic: topic ?? demo.topic, payload: Data(payload.utf8)))
-        guard result.status == 200, let id = result.apnsID else { throw PolicyTestError("push answered \(result.status) \(result.reason ?? "")") }
+    func push(payload: String, client: APNsClient, token: String? = nil, topic: String? = nil) async throws
+        -> StoredNotification
+    {
+        let result = try await client.send(
+            APNsPush(deviceToken: token ?? demo.deviceToken, topic: topic ?? demo.topic, payload: Data(payload.utf8)))
+        guard result.status == 200, let id = result.apnsID else {
+            throw PolicyTestError("push answered \(result.status) \(result.reason ?? "")")
+        }
         guard let row = try await store.notification(deviceID: demo.deviceID, id: id.lowercased()) else {
             throw PolicyTestError("the push was not stored")
         }
@@ -290,7 +343,9 @@ extension PolicyHerald {
 
     /// The `display` of a notification in the list, on the SSE stream (replayed from the start) and
     /// from the decision endpoint.
-    func display(of id: String, api: HeraldAPIClient) async throws -> (list: Display?, stream: Display?, decision: Display?) {
+    func display(of id: String, api: HeraldAPIClient) async throws -> (
+        list: Display?, stream: Display?, decision: Display?
+    ) {
         let list = Display(json(try await listed(id, api: api), "display"))
         let decision = Display(json(try JSONParser.parse(Array(try await api.decision(notificationID: id))), "display"))
         var stream: Display?

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldClient
 import HeraldAPI
+import HeraldClient
 import HeraldCore
 import HeraldPolicy
 import HeraldServer
@@ -27,7 +27,8 @@ struct PolicyHerald {
     /// Starts Herald at `now` in `directory` (a fresh one by default) and waits until the Focus and
     /// summary services finished their start-up pass.
     static func start(at now: Date = startOfTest(), directory: URL? = nil) async throws -> PolicyHerald {
-        let directory = directory
+        let directory =
+            directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-policy-\(UUID().uuidString)")
         var configuration = HeraldConfiguration(dataDirectory: directory.path)
         configuration.apiPort = 0
@@ -49,7 +50,9 @@ struct PolicyHerald {
         )
         var started: Set<String> = []
         while started.count < 2 {
-            if case .serviceReady(let name) = try await herald.nextEvent(where: { if case .serviceReady = $0 { true } else { false } }) {
+            if case .serviceReady(let name) = try await herald.nextEvent(where: {
+                if case .serviceReady = $0 { true } else { false }
+            }) {
                 started.insert(name)
             }
         }
@@ -66,7 +69,8 @@ struct PolicyHerald {
     func apnsClient() throws -> APNsClient {
         try APNsClient(
             baseURL: URL(string: runtime.apnsURL)!,
-            credentials: APNsCredentials(teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath)),
+            credentials: APNsCredentials(
+                teamID: demo.teamID, keyID: demo.keyID, privateKeyFile: URL(fileURLWithPath: demo.keyPath)),
             caFile: application.authority.authorityCertificateURL.path
         )
     }
@@ -82,7 +86,9 @@ struct PolicyHerald {
     func push(_ aps: String, client: APNsClient) async throws -> StoredNotification {
         let payload = Data(#"{"aps":\#(aps)}"#.utf8)
         let result = try await client.send(APNsPush(deviceToken: demo.deviceToken, topic: demo.topic, payload: payload))
-        guard result.status == 200, let id = result.apnsID else { throw PolicyTestError("push answered \(result.status) \(result.reason ?? "")") }
+        guard result.status == 200, let id = result.apnsID else {
+            throw PolicyTestError("push answered \(result.status) \(result.reason ?? "")")
+        }
         guard let row = try await store.notification(deviceID: demo.deviceID, id: id.lowercased()) else {
             throw PolicyTestError("the push was not stored")
         }
@@ -90,7 +96,9 @@ struct PolicyHerald {
     }
 
     /// The next policy event that matches, waiting at most 30 s (a guard against a hang, not a delay).
-    func nextEvent(where matches: @escaping @Sendable (PolicyServiceActivity) -> Bool) async throws -> PolicyServiceActivity {
+    func nextEvent(where matches: @escaping @Sendable (PolicyServiceActivity) -> Bool) async throws
+        -> PolicyServiceActivity
+    {
         let events = self.events
         return try await withThrowingTaskGroup(of: PolicyServiceActivity?.self) { group in
             group.addTask {
@@ -152,19 +160,25 @@ func jsonItems(_ value: JSONValue?) -> [JSONValue] {
 extension HeraldApplication {
     /// The explanation of a stored notification, read back from the store first.
     func explain(deviceID: String, id: String) async throws -> JSONValue {
-        guard let row = try await store.notification(deviceID: deviceID, id: id) else { throw PolicyTestError("no notification \(id)") }
+        guard let row = try await store.notification(deviceID: deviceID, id: id) else {
+            throw PolicyTestError("no notification \(id)")
+        }
         return policy.explain(row)
     }
 }
 
 /// The reason codes and sentences of an explanation.
 func reasons(_ explanation: JSONValue) -> [(code: String, sentence: String)] {
-    jsonItems(json(explanation, "reasons")).map { (json($0, "code")?.stringValue ?? "", json($0, "explanation")?.stringValue ?? "") }
+    jsonItems(json(explanation, "reasons")).map {
+        (json($0, "code")?.stringValue ?? "", json($0, "explanation")?.stringValue ?? "")
+    }
 }
 
 /// Checks that `row` was released quietly from a hold: listed (Lock Screen, Notification Center),
 /// no banner, no sound, not announced, its badge applied as `badge` says.
-func expectReleasedQuietly(_ row: StoredNotification, badge: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectReleasedQuietly(_ row: StoredNotification, badge: Bool, sourceLocation: SourceLocation = #_sourceLocation)
+    throws
+{
     let decision = try #require(row.decision, sourceLocation: sourceLocation).decision
     #expect(decision.disposition == .listedSilently, sourceLocation: sourceLocation)
     #expect(decision.banner == .none, sourceLocation: sourceLocation)

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldClient
 import HeraldAPI
+import HeraldClient
 import HeraldCore
 import HeraldPolicy
 import HeraldServer
@@ -29,7 +29,8 @@ struct ScheduledSummaryTests {
         let userID = try await herald.userID()
         let slot = Self.slot(after: herald.clock.now)
         // Given the demo app in a summary at `slot`
-        try await herald.store.setSummarySchedule(try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
+        try await herald.store.setSummarySchedule(
+            try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
         try await herald.userStateChanged(userID)
 
         // When three pushes arrive before it
@@ -42,9 +43,10 @@ struct ScheduledSummaryTests {
 
         // Then they are held, and the preview shows the next summary with all three
         #expect(held.allSatisfy { $0.disposition == .heldForSummary })
-        #expect(reasons(herald.application.policy.explain(held[0])).contains {
-            $0.code == "summary-held" && $0.sentence == "Held for the Scheduled Summary: Demo is in the summary."
-        })
+        #expect(
+            reasons(herald.application.policy.explain(held[0])).contains {
+                $0.code == "summary-held" && $0.sentence == "Held for the Scheduled Summary: Demo is in the summary."
+            })
         let preview = try await herald.application.policy.nextSummaryPreview(userID: userID)
         #expect(preview.at == slot.date)
         #expect(preview.digest.count == 3)
@@ -68,12 +70,17 @@ struct ScheduledSummaryTests {
             #expect(released.releasedAt == slot.date.addingTimeInterval(1))
         }
         let lines = reasons(try await herald.application.explain(deviceID: herald.demo.deviceID, id: held[1].id))
-        #expect(lines.contains { $0.code == "summary-delivered" && $0.sentence.hasSuffix(", as a featured notification.") })
+        #expect(
+            lines.contains { $0.code == "summary-delivered" && $0.sentence.hasSuffix(", as a featured notification.") })
         let notFeatured = reasons(try await herald.application.explain(deviceID: herald.demo.deviceID, id: held[0].id))
-        #expect(notFeatured.contains { $0.code == "summary-delivered" && !$0.sentence.hasSuffix(", as a featured notification.") })
+        #expect(
+            notFeatured.contains {
+                $0.code == "summary-delivered" && !$0.sentence.hasSuffix(", as a featured notification.")
+            })
 
         // And the same summary time is never delivered again
-        let again = try await herald.store.recordSummaryDelivery(userID: userID, slot: slot.date, digest: "{}", at: herald.clock.now)
+        let again = try await herald.store.recordSummaryDelivery(
+            userID: userID, slot: slot.date, digest: "{}", at: herald.clock.now)
         #expect(!again)
         try await herald.stop()
     }
@@ -84,7 +91,8 @@ struct ScheduledSummaryTests {
         let first = try await PolicyHerald.start()
         let userID = try await first.userID()
         let slot = Self.slot(after: first.clock.now)
-        try await first.store.setSummarySchedule(try SummarySchedule(times: [slot.time], apps: [first.demo.topic]), userID: userID)
+        try await first.store.setSummarySchedule(
+            try SummarySchedule(times: [slot.time], apps: [first.demo.topic]), userID: userID)
         try await first.userStateChanged(userID)
         let client = try first.apnsClient()
         let held = try await first.push(Self.push("while you were away", relevance: 0.5), client: client)
@@ -116,17 +124,24 @@ struct ScheduledSummaryTests {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
         let slot = Self.slot(after: herald.clock.now)
-        try await herald.store.setSummarySchedule(try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
+        try await herald.store.setSummarySchedule(
+            try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
         try await herald.userStateChanged(userID)
         // Given a second device of the user, with a token for the demo app
         let tablet = try await herald.application.registry.createDevice(userID: userID, name: "Tablet")
-        let tabletToken = try await herald.application.registry.createDeviceToken(deviceID: tablet.deviceID, bundleID: herald.demo.topic)
+        let tabletToken = try await herald.application.registry.createDeviceToken(
+            deviceID: tablet.deviceID, bundleID: herald.demo.topic)
 
         // When pushes to both devices are held for the summary
         let client = try herald.apnsClient()
         var ids: [String: String] = [:]
-        for (body, relevance, token) in [("low", 0.1, herald.demo.deviceToken), ("high", 0.9, tabletToken.token), ("mid", 0.5, tabletToken.token)] {
-            let result = try await client.send(APNsPush(deviceToken: token, topic: herald.demo.topic, payload: Data(#"{"aps":\#(Self.push(body, relevance: relevance))}"#.utf8)))
+        for (body, relevance, token) in [
+            ("low", 0.1, herald.demo.deviceToken), ("high", 0.9, tabletToken.token), ("mid", 0.5, tabletToken.token),
+        ] {
+            let result = try await client.send(
+                APNsPush(
+                    deviceToken: token, topic: herald.demo.topic,
+                    payload: Data(#"{"aps":\#(Self.push(body, relevance: relevance))}"#.utf8)))
             ids[body] = try #require(result.apnsID?.lowercased(), "push answered \(result.status)")
         }
         try await client.shutdown()
@@ -139,13 +154,18 @@ struct ScheduledSummaryTests {
         // Then the user's digest ranks all three, and each device has one summary event with its part
         #expect(delivery.digest.apps.first?.notifications.map(\.id) == [ids["high"]!, ids["mid"]!, ids["low"]!])
         #expect(delivery.events.map(\.deviceID) == [tablet.deviceID, herald.demo.deviceID])
-        let tabletEvent = try #require(try await herald.store.summaryEvents(deviceID: tablet.deviceID, after: 0, through: nil, limit: 10).first)
+        let tabletEvent = try #require(
+            try await herald.store.summaryEvents(deviceID: tablet.deviceID, after: 0, through: nil, limit: 10).first)
         #expect(tabletEvent.apps == [SummaryAppGroup(bundleID: herald.demo.topic, ids: [ids["high"]!, ids["mid"]!])])
         #expect(tabletEvent.featured == [ids["high"]!])
-        let phoneEvent = try #require(try await herald.store.summaryEvents(deviceID: herald.demo.deviceID, after: 0, through: nil, limit: 10).first)
+        let phoneEvent = try #require(
+            try await herald.store.summaryEvents(deviceID: herald.demo.deviceID, after: 0, through: nil, limit: 10)
+                .first)
         #expect(phoneEvent.apps == [SummaryAppGroup(bundleID: herald.demo.topic, ids: [ids["low"]!])])
         #expect(phoneEvent.featured.isEmpty)
-        #expect(Set(phoneEvent.notifications.keys) == [ids["low"]!] && phoneEvent.notifications.values.allSatisfy { $0.disposition == .listedSilently })
+        #expect(
+            Set(phoneEvent.notifications.keys) == [ids["low"]!]
+                && phoneEvent.notifications.values.allSatisfy { $0.disposition == .listedSilently })
         try await herald.stop()
     }
 }

@@ -15,14 +15,18 @@ struct SummaryStreamTests {
     }
 
     /// Pushes `body` with a relevance score; returns the stored row.
-    static func push(_ herald: PolicyHerald, _ body: String, relevance: Double, client: APNsClient) async throws -> StoredNotification {
-        try await herald.push(#"{"alert":{"title":"Demo","body":"\#(body)"},"relevance-score":\#(relevance)}"#, client: client)
+    static func push(_ herald: PolicyHerald, _ body: String, relevance: Double, client: APNsClient) async throws
+        -> StoredNotification
+    {
+        try await herald.push(
+            #"{"alert":{"title":"Demo","body":"\#(body)"},"relevance-score":\#(relevance)}"#, client: client)
     }
 
     /// The first event of `name` on the device's SSE stream from `cursor`; `connected` is told when
     /// the stream is connected (so a live event published afterwards reaches it).
     static func firstEvent(
-        _ name: String, api: HeraldAPIClient, deviceID: String, cursor: String, connected: @escaping @Sendable () -> Void = {}
+        _ name: String, api: HeraldAPIClient, deviceID: String, cursor: String,
+        connected: @escaping @Sendable () -> Void = {}
     ) async throws -> ServerSentEvent? {
         let stream = api.events(deviceID: deviceID, cursor: cursor) { status in
             if case .connected = status { connected() }
@@ -33,13 +37,16 @@ struct SummaryStreamTests {
         return nil
     }
 
-    @Test("the digest reaches a live stream as one summary event, a resumed stream gets it once, the list and decision show the release")
+    @Test(
+        "the digest reaches a live stream as one summary event, a resumed stream gets it once, the list and decision show the release"
+    )
     func summaryOnTheStream() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
         let deviceID = herald.demo.deviceID
         let slot = ScheduledSummaryTests.slot(after: herald.clock.now)
-        try await herald.store.setSummarySchedule(try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
+        try await herald.store.setSummarySchedule(
+            try SummarySchedule(times: [slot.time], apps: [herald.demo.topic]), userID: userID)
         try await herald.userStateChanged(userID)
         let client = try herald.apnsClient()
         let api = try HeraldAPIClient(baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
@@ -56,7 +63,9 @@ struct SummaryStreamTests {
         // And a stream connected from the latest cursor
         let (connected, signal) = AsyncStream.makeStream(of: Void.self)
         let live = Task {
-            try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(cursor)) { signal.yield() }
+            try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(cursor)) {
+                signal.yield()
+            }
         }
         for await _ in connected { break }
 
@@ -77,15 +86,20 @@ struct SummaryStreamTests {
         let items = jsonItems(json(apps.first, "notifications"))
         #expect(items.compactMap { json($0, "id")?.stringValue } == [held[2].id, held[3].id, held[1].id, held[0].id])
         #expect(items.map { json($0, "featured") == .bool(true) } == [true, false, false, false])
-        #expect(items.compactMap { json($0, "notification", "alert", "body")?.stringValue } == ["high", "newer tie", "older tie", "low"])
+        #expect(
+            items.compactMap { json($0, "notification", "alert", "body")?.stringValue } == [
+                "high", "newer tie", "older tie", "low",
+            ])
         #expect(items.allSatisfy { json($0, "notification", "disposition")?.stringValue == "listedSilently" })
 
         // And a stream resumed from before the summary gets it, once: the next event after it is new
-        let resumed = try #require(try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(cursor)))
+        let resumed = try #require(
+            try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(cursor)))
         #expect(resumed.event == "summary" && resumed.id == event.id)
         #expect(try JSONParser.parse(Array(resumed.data.utf8)) == data)
         let later = try await Self.push(herald, "after the summary", relevance: 0.2, client: client)
-        let next = try #require(try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(summaryCursor)))
+        let next = try #require(
+            try await Self.firstEvent("summary", api: api, deviceID: deviceID, cursor: String(summaryCursor)))
         #expect(next.event == "notification")
         #expect(json(try JSONParser.parse(Array(next.data.utf8)), "id")?.stringValue == later.id)
 
@@ -95,8 +109,12 @@ struct SummaryStreamTests {
         let top = try #require(listed.first { json($0, "id")?.stringValue == held[2].id })
         #expect(json(top, "disposition")?.stringValue == "listedSilently")
         #expect(json(top, "decision", "context", "summary", "featured") == .bool(true))
-        #expect(json(top, "decision", "context", "summary", "slot_ms")?.lenientNumber == (slot.date.timeIntervalSince1970 * 1000))
-        #expect(listed.first { json($0, "id")?.stringValue == later.id }.flatMap { json($0, "disposition")?.stringValue } == "heldForSummary")
+        #expect(
+            json(top, "decision", "context", "summary", "slot_ms")?.lenientNumber
+                == (slot.date.timeIntervalSince1970 * 1000))
+        #expect(
+            listed.first { json($0, "id")?.stringValue == later.id }.flatMap { json($0, "disposition")?.stringValue }
+                == "heldForSummary")
         let decision = try JSONParser.parse(Array(try await api.decision(notificationID: held[0].id)))
         #expect(json(decision, "disposition")?.stringValue == "listedSilently")
         #expect(json(decision, "released_at")?.stringValue == Self.timestamp(slot.date.addingTimeInterval(1)))

@@ -9,17 +9,23 @@ import Testing
 
 @Suite("Threads and badges of pushes over APNs (in-process server, test clock)")
 struct ThreadsAndBadgesTests {
-    static func badges(_ api: HeraldAPIClient, _ deviceID: String) async throws -> (total: Double?, apps: [String: Double]) {
+    static func badges(_ api: HeraldAPIClient, _ deviceID: String) async throws -> (
+        total: Double?, apps: [String: Double]
+    ) {
         let body = try JSONDecoder().decode(JSONValue.self, from: try await api.badges(deviceID: deviceID))
         var apps: [String: Double] = [:]
         for app in jsonItems(json(body, "apps")) {
-            if let id = json(app, "bundle_id")?.stringValue, case .number(let badge)? = json(app, "badge") { apps[id] = badge }
+            if let id = json(app, "bundle_id")?.stringValue, case .number(let badge)? = json(app, "badge") {
+                apps[id] = badge
+            }
         }
         if case .number(let total)? = json(body, "total") { return (total, apps) }
         return (nil, apps)
     }
 
-    @Test("pushes in a thread make one group with the category's summary line; badges follow the latest applied push, a held one's when it is released (quietly)")
+    @Test(
+        "pushes in a thread make one group with the category's summary line; badges follow the latest applied push, a held one's when it is released (quietly)"
+    )
     func threadsAndBadges() async throws {
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
@@ -61,14 +67,18 @@ struct ThreadsAndBadgesTests {
 
         // When the Work Focus holds a push with badge 9, the badge stays and the view leaves it out
         let start = herald.clock.now
-        let work = FocusMode(id: "work", name: "Work", kind: .work, manual: .on(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(600)))
+        let work = FocusMode(
+            id: "work", name: "Work", kind: .work,
+            manual: .on(since: start.addingTimeInterval(-60), until: start.addingTimeInterval(600)))
         try await herald.store.upsertFocusMode(work, userID: userID)
         try await herald.userStateChanged(userID)
         let held = try await herald.push(#"{"alert":{"body":"later"},"badge":9}"#, client: client)
         #expect(held.disposition == .heldForFocus)
         #expect(try await Self.badges(api, deviceID) == (5, [app: 5]))
         let duringFocus = try JSONDecoder().decode(JSONValue.self, from: try await api.threads(deviceID: deviceID))
-        #expect(!jsonItems(json(duringFocus, "threads")).contains { json($0, "notification", "id")?.stringValue == held.id })
+        #expect(
+            !jsonItems(json(duringFocus, "threads")).contains { json($0, "notification", "id")?.stringValue == held.id }
+        )
 
         // When the Focus ends, the released push (quiet: listed, no banner, no sound) applies its badge and leads the view
         herald.clock.advance(to: start.addingTimeInterval(601))
