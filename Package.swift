@@ -58,6 +58,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldDelivery",
+            dependencies: [
+                "HeraldCore", "HeraldPolicy", "HeraldLocalization", "HeraldStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldAPNs",
             dependencies: [
                 "HeraldCore",
@@ -76,7 +85,7 @@ let package = Package(
         .target(
             name: "HeraldAPI",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization",
+                "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization", "HeraldDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -94,6 +103,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldPolicy", "HeraldLocalization",
+                "HeraldDelivery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -124,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldCore", "HeraldServer", "HeraldClient",
+                "HeraldCore", "HeraldServer", "HeraldClient", "HeraldDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -133,7 +143,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald-policy-bench",
-            dependencies: ["HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldServer", "HeraldAPI"],
+            dependencies: ["HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldAPI"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -162,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "HeraldAPITests",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldAPI",
+                "HeraldCore", "HeraldStore", "HeraldAPI", "HeraldDelivery", "HeraldPolicy",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -174,6 +184,7 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -193,6 +204,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldServer", "HeraldClient", "HeraldPolicy",
+                "HeraldDelivery",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

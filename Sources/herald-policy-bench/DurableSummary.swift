@@ -6,6 +6,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldServer
 import HeraldStore

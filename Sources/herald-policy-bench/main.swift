@@ -4,6 +4,7 @@
 // Run with `swift run -c release herald-policy-bench [seconds] [--markdown]` (scripts/bench-policy).
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 
 /// A deterministic generator (SplitMix64), so every run measures the same inputs.

@@ -1,12 +1,15 @@
 import Crypto
 import Foundation
+import GRDB
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
-import HeraldStore
+import HeraldDelivery
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import HeraldStore
 
 /// Sends an admin request with the admin token.
 func admin(
@@ -261,7 +264,8 @@ struct AdminRoutesTests {
             #expect(large.status == .contentTooLarge)
             #expect(large.errorCode == "payload_too_large")
 
-            await harness.memory?.failEveryCall()
+            // A broken database: the table the route reads is gone.
+            try await harness.store.writer.write { try $0.execute(sql: "ALTER TABLE teams RENAME TO teams_gone") }
             let failed = try await admin(client, .get, "/v1/admin/teams")
             #expect(failed.status == .internalServerError)
             #expect(

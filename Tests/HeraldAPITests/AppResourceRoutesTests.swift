@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -15,7 +16,7 @@ struct AppResourceRoutesTests {
 
     @Test("categories: canonical JSON stored, validation naming the field, list, delete, admin only")
     func categories() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         _ = try await harness.makeDevice()
         let base = "/v1/admin/apps/\(TestHarness.bundleID)/categories"
         try await harness.makeApplication().test(.router) { client in
@@ -84,7 +85,7 @@ struct AppResourceRoutesTests {
 
     @Test("localization files: parsed before they are stored, the parser's message on a bad file, listed")
     func localizations() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         _ = try await harness.makeDevice()
         let base = "/v1/admin/apps/\(TestHarness.bundleID)/localizations"
         try await harness.makeApplication().test(.router) { client in
@@ -164,9 +165,11 @@ struct AppResourceRoutesTests {
         }
     }
 
-    @Test("decision: the stored decision's reasons as sentences; the hook wins; another user's notification is 404")
+    @Test(
+        "decision: the stored decision's reasons as sentences, naming the Focus it records; another user's notification is 404"
+    )
     func decision() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice(userName: "Alice")
         let (bobsToken, _) = try await harness.makeDevice(userName: "Bob", makeApp: false)
         try await harness.push(device.deviceID, id: "n1")
@@ -176,7 +179,9 @@ struct AppResourceRoutesTests {
         )
         _ = try await harness.store.updateDecision(
             deviceID: device.deviceID, id: "n1",
-            decision: DecisionRecord(decision: decision, context: .init(audioRoute: .none)),
+            decision: DecisionRecord(
+                decision: decision,
+                context: .init(focus: .init(id: "work", name: "Work", kind: .work), audioRoute: .none)),
             releasedAt: nil, at: harness.clock.now()
         )
         try await harness.makeApplication().test(.router) { client in
@@ -222,22 +227,6 @@ struct AppResourceRoutesTests {
                 ).errorCode == "device_not_found")
             #expect(
                 try await client.execute(uri: "/v1/notifications/n1/decision", method: .get).status == .unauthorized)
-        }
-
-        var dependencies = harness.dependencies
-        dependencies.explainNotification = { row, _ in
-            DecisionExplanation(
-                decision: Decision(disposition: .alerted, effectiveLevel: .timeSensitive),
-                explanations: [Explanation(code: ReasonCode(rawValue: "custom"), sentence: "Alerted for \(row.id).")],
-                summary: "Alerted."
-            )
-        }
-        try await makeAPIApplication(dependencies, host: "127.0.0.1", port: 0).test(.router) { client in
-            let response = try await client.execute(
-                uri: "/v1/notifications/n2/decision", method: .get, headers: bearer(token))
-            #expect(response.json["disposition"] == .string("alerted"))
-            #expect(response.json["reasons"]?[0]?["sentence"] == .string("Alerted for n2."))
-            #expect(response.json["summary"] == .string("Alerted."))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -24,7 +25,7 @@ struct BadgeStreamTests {
 
     @Test("SSE: `event: badge` after a change of the badges, none when a push keeps them; 0 clears")
     func serverSentEvents() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         let app = TestHarness.bundleID
         try await harness.makeApplication().test(.live) { client in
@@ -86,7 +87,7 @@ struct BadgeStreamTests {
 
     @Test("WebSocket: a message of type `badge` after the notification that set it")
     func webSocket() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDelivery
 import Hummingbird
 import HummingbirdTesting
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import HummingbirdTesting

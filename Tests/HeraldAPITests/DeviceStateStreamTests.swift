@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import HummingbirdTesting
@@ -30,7 +31,7 @@ struct DeviceStateStreamTests {
 
     @Test("SSE: `event: state` with the state's JSON and no id")
     func serverSentEvents() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
@@ -51,7 +52,7 @@ struct DeviceStateStreamTests {
 
     @Test("WebSocket: a message of type `state`")
     func webSocket() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)

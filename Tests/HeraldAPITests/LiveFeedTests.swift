@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Logging
@@ -102,18 +103,23 @@ struct LiveFeedTests {
     func marksDelivered() async throws {
         let harness = try TestHarness()
         let (_, device) = try await harness.makeDevice()
-        try await harness.push(device.deviceID)
+        let first = try await harness.push(device.deviceID)[0]
         try await harness.push(device.deviceID, delivered: true)
         var iterator = makeFeed(harness, deviceID: device.deviceID).makeAsyncIterator()
         _ = try await Self.collect(&iterator, count: 2)
-        #expect(await harness.memory?.deliveryMarks.isEmpty == true)
+        let deliveredAt = { try await harness.store.notification(deviceID: device.deviceID, id: first.id)?.deliveredAt }
+        #expect(try await deliveredAt() == nil)
         // Asking for the next output means the previous one was written.
         let next = Task { [iterator] in
             var iterator = iterator
             return try await iterator.next()
         }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(await harness.memory?.deliveryMarks == [2])
+        var marked: Date?
+        for _ in 0..<200 where marked == nil {
+            try await Task.sleep(for: .milliseconds(10))
+            marked = try await deliveredAt()
+        }
+        #expect(marked == harness.clock.now())
         harness.hub.close()
         _ = try await next.value
     }

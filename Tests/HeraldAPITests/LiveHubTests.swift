@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import Hummingbird
 import HummingbirdTesting
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -50,7 +51,7 @@ struct ThreadRoutesTests {
 
     @Test("automatic grouping: per app and thread, newest group first, only what the device shows, summary lines")
     func automaticGrouping() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await Self.makeOtherApp(harness)
         try await harness.store.upsertCategory(
@@ -109,7 +110,7 @@ struct ThreadRoutesTests {
 
     @Test("grouping by app (user preference) and off (the app's own setting, over the API)")
     func groupingPreferences() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await Self.makeOtherApp(harness)
         _ = try await harness.store.insert([
@@ -150,7 +151,7 @@ struct ThreadRoutesTests {
 
     @Test("summary lines pluralized by CLDR: a Russian stringsdict format, Arabic default in the device's locale")
     func pluralizedSummaries() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         try await Self.makeOtherApp(harness)
         try await harness.store.upsertCategory(
@@ -182,7 +183,7 @@ struct ThreadRoutesTests {
 
     @Test("badges: the latest applied badge per app, 0 cleared, the total; another user's device is not found")
     func badges() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         let (strangerToken, _) = try await harness.makeDevice(userName: "Eve")
         try await Self.makeOtherApp(harness)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -21,7 +22,7 @@ struct UserStateRoutesTests {
 
     @Test("per-app settings: defaults, partial PUT, every field, validation naming the field, unknown app")
     func appSettings() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, _) = try await harness.makeDevice()
         let uri = "/v1/me/apps/\(TestHarness.bundleID)/settings"
         try await harness.makeApplication().test(.router) { client in
@@ -73,7 +74,7 @@ struct UserStateRoutesTests {
 
     @Test("preferences: defaults, IANA time zone and locale validated, announce, grouping")
     func preferences() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, _) = try await harness.makeDevice()
         try await harness.makeApplication().test(.router) { client in
             let initial = try await client.execute(uri: "/v1/me/preferences", method: .get, headers: bearer(token))
@@ -106,7 +107,7 @@ struct UserStateRoutesTests {
 
     @Test("Focus: built-ins by default, custom modes added and deleted, manual on/off and the active one")
     func focusModes() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, _) = try await harness.makeDevice()
         try await harness.makeApplication().test(.router) { client in
             let list = try await client.execute(uri: "/v1/me/focus-modes", method: .get, headers: bearer(token))
@@ -203,7 +204,7 @@ struct UserStateRoutesTests {
 
     @Test("Scheduled Summary: times HH:MM (at most 12), the next time, the preview")
     func summary() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, _) = try await harness.makeDevice()
         try await harness.makeApplication().test(.router) { client in
             let off = try await client.execute(uri: "/v1/me/summary", method: .get, headers: bearer(token))
@@ -230,22 +231,29 @@ struct UserStateRoutesTests {
         }
     }
 
-    @Test("the summary preview comes from the hook when the server sets one")
-    func summaryPreviewHook() async throws {
-        let harness = try TestHarness(.sqlite)
-        let (token, _) = try await harness.makeDevice()
-        var dependencies = harness.dependencies
-        let at = Date(timeIntervalSince1970: 1_750_003_600)
-        dependencies.nextSummaryPreview = { _, now in
-            let facts = NotificationFacts(
-                id: "n1", bundleID: TestHarness.bundleID, relevanceScore: 0.9, receivedAt: now)
-            return SummaryPreview(at: at, digest: SummaryDigest.make(from: [facts], now: at))
+    @Test("the summary preview is the policy's: the user's notifications held for the summary, the top one featured")
+    func summaryPreviewOfThePolicy() async throws {
+        let harness = try TestHarness()
+        let (token, device) = try await harness.makeDevice()
+        let (_, other) = try await harness.makeDevice(userName: "Bob", makeApp: false)
+        let held = DecisionRecord(
+            decision: Decision(disposition: .heldForSummary, effectiveLevel: .active), context: .init(audioRoute: .none)
+        )
+        for (deviceID, id) in [(device.deviceID, "n1"), (device.deviceID, "n2"), (other.deviceID, "bobs")] {
+            try await harness.push(deviceID, id: id)
+            _ = try await harness.store.updateDecision(
+                deviceID: deviceID, id: id, decision: held, releasedAt: nil, at: harness.clock.now())
         }
-        try await makeAPIApplication(dependencies, host: "127.0.0.1", port: 0).test(.router) { client in
+        try await harness.push(device.deviceID, id: "alerted")
+        try await harness.makeApplication().test(.router) { client in
+            let set = try await Self.put(client, "/v1/me/summary", token, #"{"times":["08:00"]}"#)
+            #expect(set.status == .ok)
             let next = try await client.execute(uri: "/v1/me/summary/next", method: .get, headers: bearer(token))
-            #expect(next.json["count"] == .number(1))
-            #expect(next.json["apps"]?[0]?["notifications"]?[0]?["id"] == .string("n1"))
-            #expect(next.json["apps"]?[0]?["notifications"]?[0]?["featured"] == .bool(true))
+            #expect(next.json["count"] == .number(2))
+            #expect(next.json["deliver_at"] == set.json["next_delivery_at"])
+            let listed = next.json["apps"]?[0]?["notifications"]?.arrayValue ?? []
+            #expect(Set(listed.compactMap { $0["id"]?.stringValue }) == ["n1", "n2"])
+            #expect(listed.filter { $0["featured"] == .bool(true) }.count == 1)
         }
     }
 
@@ -262,7 +270,7 @@ struct UserStateRoutesTests {
         "every zone of the system's tz database is accepted (zone1970.tab and backward links), Asia/Kolkata included; non-zones are refused alike"
     )
     func everyTimeZoneOfTheDatabase() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         let zones = try Self.canonicalZones()
         #expect(zones.count > 300, "zone1970.tab lists \(zones.count) zones")
@@ -298,21 +306,19 @@ struct UserStateRoutesTests {
     }
 
     @Test(
-        "device state: defaults, partial PUT, validation, another user's device is 404, the stream gets `state`, hooks run"
+        "device state: defaults, partial PUT, validation, another user's device is 404, the stream gets `state`, the policy reads the new state"
     )
     func deviceState() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice(userName: "Alice")
         let (bobsToken, _) = try await harness.makeDevice(userName: "Bob", makeApp: false)
-        let changedDevices = Mutex<[String]>([])
-        let changedUsers = Mutex<[String]>([])
-        var dependencies = harness.dependencies
-        dependencies.onDeviceStateChanged = { id in changedDevices.withLock { $0.append(id) } }
-        dependencies.onUserStateChanged = { id in changedUsers.withLock { $0.append(id) } }
+        // The policy caches the device's context: each write below must make it read the new state.
+        let engine = harness.policy.engine
+        #expect(try await engine.context(deviceID: device.deviceID).deviceState.isLocked == true)
         let uri = "/v1/devices/\(device.deviceID)/state"
         let session = harness.hub.subscribe(deviceID: device.deviceID)
         defer { session.finish() }
-        try await makeAPIApplication(dependencies, host: "127.0.0.1", port: 0).test(.router) { client in
+        try await harness.makeApplication().test(.router) { client in
             let initial = try await client.execute(uri: uri, method: .get, headers: bearer(token))
             #expect(initial.json["locked"] == .bool(true))
             #expect(initial.json["audio_route"] == .string("none"))
@@ -328,7 +334,7 @@ struct UserStateRoutesTests {
             #expect(stored?.audioRoute == .car)
             #expect(stored?.foregroundApp?.willPresent == [.banner, .sound])
             #expect(stored?.timeZone.identifier == "America/New_York")
-            #expect(changedDevices.withLock { $0 } == [device.deviceID])
+            #expect(try await engine.context(deviceID: device.deviceID).deviceState.audioRoute == .car)
 
             guard case .deviceState(let json) = await session.next() else {
                 Issue.record("no state event")
@@ -361,14 +367,15 @@ struct UserStateRoutesTests {
                 try await client.execute(uri: uri, method: .get, headers: bearer(bobsToken)).errorCode
                     == "device_not_found")
 
+            #expect(try await engine.context(deviceID: device.deviceID).preferences.grouping != .off)
             _ = try await Self.put(client, "/v1/me/preferences", token, #"{"grouping":"off"}"#)
-            #expect(changedUsers.withLock { $0 }.count == 1)
+            #expect(try await engine.context(deviceID: device.deviceID).preferences.grouping == .off)
         }
     }
 
     @Test("a device's state reaches its streams as `event: state` (SSE) without moving the cursor")
     func stateOnStream() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (_, device) = try await harness.makeDevice()
         let subscription = harness.hub.subscribe(deviceID: device.deviceID)
         let feed = LiveFeed(

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -92,7 +93,7 @@ struct WebSocketStreamTests {
 
     @Test("a Scheduled Summary is a summary message with its cursor, live and once on resume")
     func summaryMessage() async throws {
-        let harness = try TestHarness(.sqlite)
+        let harness = try TestHarness()
         let (token, device) = try await harness.makeDevice()
         let decision = DecisionRecord(
             decision: Decision(disposition: .heldForSummary, effectiveLevel: .active, reasons: [.summaryHeld]),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldLocalization
 import HeraldStore
 import Hummingbird
@@ -86,7 +87,7 @@ struct AppResourceRoutes: Sendable {
         try await mapStoreErrors {
             try await store.upsertCategory(bundleID: bundleID, identifier: identifier, json: text)
         }
-        await dependencies.onAppResourcesChanged(bundleID)
+        await dependencies.policy.appResourcesChanged(bundleID: bundleID)
         return JSONBody.response(status: existed ? .ok : .created, category)
     }
 
@@ -96,7 +97,7 @@ struct AppResourceRoutes: Sendable {
         guard try await store.deleteCategory(bundleID: bundleID, identifier: identifier) else {
             throw APIError.notFound("category_not_found", "The app has no category with this identifier.")
         }
-        await dependencies.onAppResourcesChanged(bundleID)
+        await dependencies.policy.appResourcesChanged(bundleID: bundleID)
         return Response(status: .noContent)
     }
 
@@ -146,7 +147,7 @@ struct AppResourceRoutes: Sendable {
         try await mapStoreErrors {
             try await store.putLocalizationFile(bundleID: bundleID, locale: locale, kind: kind, name: name, data: data)
         }
-        await dependencies.onAppResourcesChanged(bundleID)
+        await dependencies.policy.appResourcesChanged(bundleID: bundleID)
         var json = Self.fileJSON(
             LocalizationFileRecord(bundleID: bundleID, locale: locale, kind: kind, name: name, data: data))
         if case .object(var object) = json {
@@ -162,7 +163,7 @@ struct AppResourceRoutes: Sendable {
         guard try await store.deleteLocalizationFile(bundleID: bundleID, locale: locale, kind: kind, name: name) else {
             throw APIError.notFound("localization_not_found", "The app has no localization file \(name) for \(locale).")
         }
-        await dependencies.onAppResourcesChanged(bundleID)
+        await dependencies.policy.appResourcesChanged(bundleID: bundleID)
         return Response(status: .noContent)
     }
 

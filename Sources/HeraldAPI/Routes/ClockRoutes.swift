@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDelivery
 import Hummingbird
 
 /// The admin clock routes (`/v1/admin/clock`): read the server's time; on a server started with

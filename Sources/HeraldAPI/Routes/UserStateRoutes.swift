@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
@@ -42,17 +43,17 @@ struct UserStateRoutes: Sendable {
         let stored = try await store.appSettings(userID: user.userID)[bundleID]
         return JSONBody.response(
             AppSettingsJSON.json(
-                stored ?? dependencies.defaultAppSettings, bundleID: bundleID, isDefault: stored == nil))
+                stored ?? PolicyCoordinator.defaultAppSettings, bundleID: bundleID, isDefault: stored == nil))
     }
 
     @Sendable func putAppSettings(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try await authenticator.requireUser(request)
         let bundleID = try await requireApp(context)
         let fields = try await JSONFields.body(request, context: context)
-        let current = try await store.appSettings(userID: user.userID)[bundleID] ?? dependencies.defaultAppSettings
+        let current = try await store.appSettings(userID: user.userID)[bundleID] ?? PolicyCoordinator.defaultAppSettings
         let settings = try AppSettingsJSON.apply(fields, to: current)
         try await mapStoreErrors { try await store.setAppSettings(settings, userID: user.userID, bundleID: bundleID) }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         return JSONBody.response(AppSettingsJSON.json(settings, bundleID: bundleID, isDefault: false))
     }
 
@@ -70,7 +71,7 @@ struct UserStateRoutes: Sendable {
         let current = try await store.preferences(userID: user.userID) ?? UserPreferences()
         let preferences = try PreferencesJSON.apply(fields, to: current)
         try await mapStoreErrors { try await store.setPreferences(preferences, userID: user.userID) }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         return JSONBody.response(PreferencesJSON.json(preferences))
     }
 
@@ -109,7 +110,7 @@ struct UserStateRoutes: Sendable {
         let current = modes.first { $0.id == id } ?? FocusMode(id: id, name: id, kind: .custom)
         let mode = try FocusCatalog.apply(fields, to: current)
         try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         let updated = modes.map { $0.id == id ? mode : $0 } + (isNew ? [mode] : [])
         let active = FocusModes(updated).active(at: now, in: zone)
         return JSONBody.response(status: isNew ? .created : .ok, FocusCatalog.json(mode, active: active))
@@ -126,7 +127,7 @@ struct UserStateRoutes: Sendable {
         guard try await store.deleteFocusMode(id: id, userID: user.userID) else {
             throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
         }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         return Response(status: .noContent)
     }
 
@@ -161,7 +162,7 @@ struct UserStateRoutes: Sendable {
         for mode in changed {
             try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
         }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         let active = FocusModes(modes).active(at: instant, in: zone)
         return JSONBody.response(FocusCatalog.json(modes[index], active: active))
     }
@@ -176,7 +177,7 @@ struct UserStateRoutes: Sendable {
         let instant = now
         modes[index].manual = .off(since: instant)
         try await mapStoreErrors { try await store.upsertFocusMode(modes[index], userID: user.userID) }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         let active = FocusModes(modes).active(at: instant, in: zone)
         return JSONBody.response(FocusCatalog.json(modes[index], active: active))
     }
@@ -208,7 +209,7 @@ struct UserStateRoutes: Sendable {
         let current = try await store.summarySchedule(userID: user.userID) ?? .off
         let schedule = try SummaryJSON.apply(fields, to: current)
         try await mapStoreErrors { try await store.setSummarySchedule(schedule, userID: user.userID) }
-        await dependencies.onUserStateChanged(user.userID)
+        await dependencies.policy.userStateChanged(userID: user.userID)
         let zone = try await store.preferences(userID: user.userID)?.timeZone ?? TimeZone(identifier: "UTC")!
         return JSONBody.response(SummaryJSON.json(schedule, next: schedule.nextDelivery(after: now, in: zone)))
     }
@@ -218,16 +219,7 @@ struct UserStateRoutes: Sendable {
         let instant = now
         let deviceIDs = try await store.devices(userID: user.userID).map(\.deviceID)
         let held = try await store.heldNotifications(deviceIDs: deviceIDs, dispositions: [.heldForSummary])
-        let preview: SummaryPreview
-        if let hook = dependencies.nextSummaryPreview {
-            preview = try await hook(user.userID, instant)
-        } else {
-            let schedule = try await store.summarySchedule(userID: user.userID) ?? .off
-            let zone = try await store.preferences(userID: user.userID)?.timeZone ?? TimeZone(identifier: "UTC")!
-            let at = schedule.nextDelivery(after: instant, in: zone)
-            let facts = held.map(Self.facts)
-            preview = SummaryPreview(at: at, digest: SummaryDigest.make(from: facts, now: at ?? instant))
-        }
+        let preview = try await dependencies.policy.nextSummaryPreview(userID: user.userID, now: instant)
         return JSONBody.response(SummaryPreviewJSON.json(preview, rows: held))
     }
 
@@ -258,7 +250,7 @@ struct UserStateRoutes: Sendable {
         try await mapStoreErrors { try await store.setDeviceState(state, deviceID: device.deviceID) }
         let json = DeviceStateJSON.json(state, deviceID: device.deviceID)
         dependencies.hub.publishState(deviceID: device.deviceID, json)
-        await dependencies.onDeviceStateChanged(device.deviceID)
+        await dependencies.policy.deviceStateChanged(deviceID: device.deviceID)
         return JSONBody.response(json)
     }
 

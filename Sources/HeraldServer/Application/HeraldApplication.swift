@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPI
 import HeraldAPNs
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Logging
 import NIOCore
@@ -105,9 +106,7 @@ public final class HeraldApplication: Sendable {
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
-        self.timeControl = (clock as? ManualClock).map {
-            ClockController(clock: $0, services: [policy.focusService, policy.summaryService])
-        }
+        self.timeControl = (clock as? ManualClock).map { policy.clockController(for: $0) }
         self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
             hub.publish(changes)
         }
@@ -147,9 +146,8 @@ public final class HeraldApplication: Sendable {
         let apnsTLSURL = bound.tls.map { "https://\(host):\($0.port ?? 0)" } ?? ""
         let directory = dataDirectory
         var dependencies = APIDependencies(
-            store: store, registry: registry, hub: hub, adminToken: adminToken, now: now, logger: logger
+            store: store, registry: registry, hub: hub, policy: policy, adminToken: adminToken, now: now, logger: logger
         )
-        policy.install(into: &dependencies)
         dependencies.clockControl = timeControl
         let api = APIServer.make(
             dependencies: dependencies,
@@ -171,9 +169,8 @@ public final class HeraldApplication: Sendable {
                 services: [
                     .init(service: api),
                     .init(service: apns),
-                    .init(service: policy.focusService),
-                    .init(service: policy.summaryService),
-                    .init(service: streamsCloser),
+                ] + policy.services.map { .init(service: $0) } + [
+                    .init(service: streamsCloser)
                 ],
                 gracefulShutdownSignals: signals,
                 logger: logger

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPI
 import HeraldAPNs
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Logging

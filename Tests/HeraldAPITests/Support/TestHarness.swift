@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
 import HeraldStore
 import Hummingbird
 import HummingbirdTesting
@@ -9,20 +10,21 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// A clock that moves only when a test moves it.
+/// A clock that moves only when a test moves it: the delivery policy's `ManualClock`, which the
+/// routes read too.
 final class TestClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000.250))
+    let manual = ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000.250))
 
-    var now: @Sendable () -> Date { { [self] in self.date.withLock { $0 } } }
+    var now: @Sendable () -> Date { { [manual] in manual.now } }
 
     func advance(by seconds: TimeInterval) {
-        date.withLock { $0 = $0.addingTimeInterval(seconds) }
+        manual.advance(by: seconds)
     }
 }
 
-/// The stores the API tests run against: the in-memory double and the real SQLite store.
+/// The stores the API tests run against: SQLite in memory, and SQLite in a WAL file on disk.
 enum StoreKind: String, CaseIterable, Sendable {
-    case memory, sqlite
+    case memory, file
 }
 
 /// The API wired to a store, with a temporary data directory.
@@ -31,12 +33,13 @@ struct TestHarness {
     static let teamID = "TEAM123456"
     static let bundleID = "com.example.app"
 
-    let store: any HeraldStore
-    /// The in-memory double, for tests that use its hooks (failures, delivery marks).
-    let memory: InMemoryStore?
+    let store: SQLiteStore
     let cache = RegistryCache()
     let clock = TestClock()
     let hub: LiveHub
+    /// The real delivery policy (its Focus and summary services are not running: time-driven
+    /// behaviour is tested in HeraldServerTests).
+    let policy: PolicyCoordinator
     let registry: RegistryService
     let dataDirectory: URL
     let dependencies: APIDependencies
@@ -45,23 +48,22 @@ struct TestHarness {
         _ kind: StoreKind = .memory, queueCapacity: Int = LiveHub.defaultQueueCapacity,
         heartbeatInterval: Duration = .seconds(15)
     ) throws {
-        switch kind {
-        case .memory:
-            let memory = InMemoryStore()
-            self.memory = memory
-            store = memory
-        case .sqlite:
-            memory = nil
-            store = try SQLiteStore.inMemory()
-        }
         dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("herald-api-tests-\(UUID().uuidString)", isDirectory: true)
+        switch kind {
+        case .memory:
+            store = try SQLiteStore.inMemory()
+        case .file:
+            try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+            store = try SQLiteStore(path: dataDirectory.appendingPathComponent("herald.sqlite").path)
+        }
         hub = LiveHub(queueCapacity: queueCapacity)
         registry = RegistryService(store: store, cache: cache, dataDirectory: dataDirectory, now: clock.now)
         var logger = Logger(label: "herald.api.tests")
         logger.logLevel = .critical
+        policy = PolicyCoordinator(store: store, registry: cache, hub: hub, clock: clock.manual, logger: logger)
         dependencies = APIDependencies(
-            store: store, registry: registry, hub: hub, adminToken: Self.adminToken,
+            store: store, registry: registry, hub: hub, policy: policy, adminToken: Self.adminToken,
             now: clock.now, logger: logger, heartbeatInterval: heartbeatInterval
         )
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldClient
 import HeraldCore
+import HeraldDelivery
 import HeraldServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldCore
+import HeraldDelivery
 import HeraldServer
 import Logging
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPI
 import HeraldClient
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldServer
 import HeraldStore

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPI
 import HeraldClient
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldServer
 import HeraldStore
@@ -27,7 +28,7 @@ struct DeliveryDecisionTests {
         #expect(decision.preview == .full)
 
         let explanation = herald.application.policy.explain(row)
-        #expect(json(explanation, "id")?.stringValue == row.id)
+        #expect(json(explanation, "notification_id")?.stringValue == row.id)
         #expect(json(explanation, "disposition")?.stringValue == "alerted")
         #expect(json(explanation, "decision", "banner")?.stringValue == "banner")
         let lines = reasons(explanation)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDelivery
 import HeraldServer
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPI
 import HeraldClient
 import HeraldCore
+import HeraldDelivery
 import HeraldPolicy
 import HeraldServer
 import HeraldStore
@@ -170,7 +171,7 @@ extension HeraldApplication {
 /// The reason codes and sentences of an explanation.
 func reasons(_ explanation: JSONValue) -> [(code: String, sentence: String)] {
     jsonItems(json(explanation, "reasons")).map {
-        (json($0, "code")?.stringValue ?? "", json($0, "explanation")?.stringValue ?? "")
+        (json($0, "code")?.stringValue ?? "", json($0, "sentence")?.stringValue ?? "")
     }
 }
 

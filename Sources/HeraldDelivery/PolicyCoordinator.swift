@@ -1,9 +1,9 @@
 import Foundation
-import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
 import Logging
+import ServiceLifecycle
 
 /// The delivery policy of a running Herald, and the hooks the JSON API calls after it writes
 /// user-side state: cached contexts are dropped and the services re-plan.
@@ -25,7 +25,12 @@ public final class PolicyCoordinator: Sendable {
     let focusService: FocusService
     let summaryService: SummaryService
 
-    init(store: any HeraldStore, registry: RegistryCache, hub: LiveHub, clock: any HeraldClock, logger: Logger) {
+    /// The policy of `store`: decisions read the registry from `registry`, publish what they change to
+    /// `hub`, and take time from `clock`. Run `focusService` and `summaryService` (the application's
+    /// ServiceGroup does) for Focus schedules and summaries to act on their own.
+    public init(
+        store: any HeraldStore, registry: RegistryCache, hub: any LiveSessions, clock: any HeraldClock, logger: Logger
+    ) {
         let engine = DeliveryPolicyEngine(store: store, registry: registry, hub: hub, clock: clock, logger: logger)
         let events = PolicyActivityFanOut()
         self.engine = engine
@@ -54,10 +59,24 @@ public final class PolicyCoordinator: Sendable {
         engine.invalidateApp(bundleID)
     }
 
-    /// What the user's next Scheduled Summary would hold now, and when it comes (`at` nil: off).
-    public func nextSummaryPreview(userID: String) async throws -> SummaryPreview {
-        try await summaryService.nextSummaryPreview(userID: userID, now: engine.clock.now)
+    /// What the user's next Scheduled Summary would hold at `now` (the clock's time by default), and
+    /// when it comes (`at` nil: off). `GET /v1/me/summary/next`.
+    public func nextSummaryPreview(userID: String, now: Date? = nil) async throws -> SummaryPreview {
+        try await summaryService.nextSummaryPreview(userID: userID, now: now ?? engine.clock.now)
     }
+
+    /// The services that act when time passes (Focus schedules, Scheduled Summary): run them in the
+    /// application's ServiceGroup.
+    public var services: [any Service] { [focusService, summaryService] }
+
+    /// The controller that moves `clock` and waits until both services have acted up to its new time
+    /// (`herald serve --clock manual`, the admin clock routes).
+    public func clockController(for clock: ManualClock) -> ClockController {
+        ClockController(clock: clock, services: [focusService, summaryService])
+    }
+
+    /// The settings of an app a user never set: what the policy applies and the API shows.
+    public static var defaultAppSettings: AppNotificationSettings { DevicePolicyContext.defaultAppSettings }
 
     /// The explanation JSON of a stored notification's decision (see `DecisionExplainer`).
     public func explain(_ notification: StoredNotification) -> JSONValue {

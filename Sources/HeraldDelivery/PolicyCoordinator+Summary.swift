@@ -1,5 +1,4 @@
 import Foundation
-import HeraldAPI
 import HeraldCore
 import HeraldStore
 import Logging
@@ -7,7 +6,8 @@ import Logging
 extension PolicyCoordinator {
     /// The delivery policy of `store` outside a running server (benchmarks, tools): the same engine
     /// and services `HeraldApplication` makes, with the registry read from the store.
-    public static func make(store: any HeraldStore, hub: LiveHub, clock: any HeraldClock, logger: Logger) async throws
+    public static func make(store: any HeraldStore, hub: any LiveSessions, clock: any HeraldClock, logger: Logger)
+        async throws
         -> PolicyCoordinator
     {
         PolicyCoordinator(

@@ -64,7 +64,7 @@ public final class PolicyActivityFanOut: Sendable {
     }
 
     /// Ends every subscription (shutdown).
-    func finish() {
+    public func finish() {
         let subscribers = state.withLock { state in
             defer { state.subscribers = [:] }
             return Array(state.subscribers.values)

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore
@@ -16,7 +15,7 @@ import Synchronization
 public final class DeliveryPolicyEngine: Sendable {
     let store: any HeraldStore
     let registry: RegistryCache
-    let hub: LiveHub
+    let hub: any LiveSessions
     let clock: any HeraldClock
     let logger: Logger
     private let cache = Mutex(CacheState())
@@ -29,13 +28,14 @@ public final class DeliveryPolicyEngine: Sendable {
     }
 
     /// A decision ready to store.
-    struct DecisionToStore: Sendable {
-        var stored: DecisionRecord
-        var json: String
-        var disposition: Disposition { stored.decision.disposition }
+    public struct DecisionToStore: Sendable {
+        public var stored: DecisionRecord
+        public var json: String
+        public var disposition: Disposition { stored.decision.disposition }
     }
 
-    init(store: any HeraldStore, registry: RegistryCache, hub: LiveHub, clock: any HeraldClock, logger: Logger) {
+    init(store: any HeraldStore, registry: RegistryCache, hub: any LiveSessions, clock: any HeraldClock, logger: Logger)
+    {
         self.store = store
         self.registry = registry
         self.hub = hub
@@ -259,7 +259,7 @@ public final class DeliveryPolicyEngine: Sendable {
 
     /// Decides an accepted push on its arrival (reading the device's context and the app's
     /// resources from the store when they are not cached, and a hidden preview's thread count).
-    func decide(push: AcceptedPush, receivedAt: Date) async throws -> DecisionToStore {
+    public func decide(push: AcceptedPush, receivedAt: Date) async throws -> DecisionToStore {
         let context = try await context(deviceID: push.token.deviceID)
         let resources = try await resources(bundleID: push.app.bundleID)
         let content = ShownContent(push.payload)
@@ -271,7 +271,7 @@ public final class DeliveryPolicyEngine: Sendable {
     /// The hot path: decides an accepted push without suspending when the device's context and the
     /// app's resources are cached and the preview is not hidden (no thread to count) — the usual
     /// case; nil otherwise (then `decide(push:receivedAt:)`).
-    func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> DecisionToStore? {
+    public func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> DecisionToStore? {
         let (context, resources) = cache.withLock { ($0.devices[push.token.deviceID], $0.apps[push.app.bundleID]) }
         guard let context, let resources else { return nil }
         let content = ShownContent(push.payload)

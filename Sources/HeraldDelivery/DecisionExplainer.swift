@@ -3,14 +3,15 @@ import HeraldCore
 import HeraldPolicy
 import HeraldStore
 
-/// Explains a stored notification's decision for `GET /v1/notifications/{id}/decision`:
+/// Explains a stored notification's decision: the body of `GET /v1/notifications/{id}/decision`
+/// and `herald explain` (the OpenAPI `DecisionExplanation`):
 ///
 /// ```json
-/// {"id": "…", "disposition": "heldForFocus", "released_at": null,
-///  "decision": {"disposition", "banner", "sound": {…}, "badge", "lock_screen", "notification_center",
-///               "announce", "preview": {…}, "effective_level", "focus_id", "reason_codes": […],
-///               "context": {…}, "display": …, "actions": …},   // as in the list and the streams
-///  "reasons": [{"code": "focus-held", "explanation": "Held: the Work Focus is on and Demo is not an allowed app."}],
+/// {"notification_id": "…", "device_id": "…", "bundle_id": "…", "received_at": "…", "released_at": null,
+///  "decided": true, "disposition": "heldForFocus",
+///  "decision": {…},   // the stored decision, as in the list and the streams (the OpenAPI `Decision`)
+///  "reasons": [{"code": "focus-held", "sentence": "Held: the Work Focus is on and Demo is not an allowed app."}],
+///  "summary": "Held until the Focus ends.",
 ///  "display": {"title", "subtitle", "body"}}
 /// ```
 /// Each reason's sentence names the app and the Focus as they were when it was decided. A decision
@@ -18,25 +19,37 @@ import HeraldStore
 public struct DecisionExplainer: Sendable {
     let engine: DeliveryPolicyEngine
 
-    /// The explanation of `row`'s decision; `decision` is null and `reasons` empty while it has none.
+    /// The explanation of `row`'s decision; `decided` is false, `decision` null and `reasons` empty
+    /// while it has none.
     public func explain(_ row: StoredNotification) -> JSONValue {
-        guard let stored = row.decision else {
-            return .object([
-                "id": .string(row.id), "disposition": optional(row.disposition?.rawValue), "decision": .null,
-                "reasons": .array([]), "released_at": optional(row.releasedAt.map(Self.timestamp)),
-                "display": Self.display(nil, row: row),
-            ])
+        let stored = row.decision
+        let reasons: [JSONValue] = (stored.map { reasonLines(row, stored: $0) } ?? []).map {
+            .object(["code": .string($0.code), "sentence": .string($0.sentence)])
         }
-        let decision = stored.decision
-        let reasons: [JSONValue] = reasonLines(row, stored: stored).map { Self.reason($0.code, $0.sentence) }
         return .object([
-            "id": .string(row.id),
-            "disposition": .string(decision.disposition.rawValue),
-            "decision": Self.json(stored, row: row),
-            "reasons": .array(reasons),
+            "notification_id": .string(row.id),
+            "device_id": .string(row.deviceID),
+            "bundle_id": .string(row.bundleID),
+            "received_at": .string(Self.timestamp(row.receivedAt)),
             "released_at": optional(row.releasedAt.map(Self.timestamp)),
-            "display": Self.display(stored.display, row: row),
+            "decided": .bool(stored != nil),
+            "disposition": optional(stored?.decision.disposition.rawValue ?? row.disposition?.rawValue),
+            "decision": stored.map { Self.json($0, row: row) } ?? .null,
+            "reasons": .array(reasons),
+            "summary": .string(stored.map { Self.summary($0.decision.disposition) } ?? "Not decided yet."),
+            "display": Self.display(stored?.display, row: row),
         ])
+    }
+
+    /// One sentence summing up a disposition.
+    static func summary(_ disposition: Disposition) -> String {
+        switch disposition {
+        case .notDelivered: "Not delivered."
+        case .listedSilently: "Listed silently in Notification Center."
+        case .alerted: "Alerted."
+        case .heldForFocus: "Held until the Focus ends."
+        case .heldForSummary: "Held for the next Scheduled Summary."
+        }
     }
 
     /// What the device shows: the decision's `display`, else the `alert` as sent (null without one).
@@ -135,10 +148,6 @@ public struct DecisionExplainer: Sendable {
         FocusMode(id: focus.id, name: focus.name, kind: focus.kind)
     }
 
-    static func reason(_ code: String, _ sentence: String) -> JSONValue {
-        .object(["code": .string(code), "explanation": .string(sentence)])
-    }
-
     /// The decision as the list and the streams show it: the stored JSON (decision, `context`,
     /// `display`, `actions`; the OpenAPI `Decision`), else the decision alone in the same shape.
     static func json(_ stored: DecisionRecord, row: StoredNotification) -> JSONValue {
@@ -146,8 +155,9 @@ public struct DecisionExplainer: Sendable {
         return (try? JSONParser.parse(Array(stored.jsonText().utf8))) ?? .null
     }
 
+    /// ISO 8601 in UTC with milliseconds, as every JSON API timestamp.
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldAPI
 import HeraldCore
 import HeraldPolicy
 import HeraldStore

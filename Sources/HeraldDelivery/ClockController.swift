@@ -1,5 +1,4 @@
 import Foundation
-import HeraldAPI
 import Synchronization
 
 /// Moves the manual clock of `herald serve --clock manual` (the admin clock routes) so that every
