@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPolicy
+import ServiceLifecycle
 
 /// Errors the store reports to its callers; the API turns them into JSON errors.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -17,14 +18,29 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Herald's storage: the registry (teams, keys, apps, users, devices, device tokens), the
-/// devices' notification lists with their change feed and decisions, the user-side state of the
-/// delivery policy, Scheduled Summary deliveries, and the apps' categories and localization files.
+/// Herald's storage, as one protocol made of six: the registry (`RegistryStore`), the devices'
+/// notification lists with their change feed and badges (`NotificationListStore`), decisions
+/// (`DecisionStore`), the user-side state of the delivery policy (`UserStateStore`), Scheduled
+/// Summary deliveries (`SummaryStore`), and the apps' categories and localization files
+/// (`AppResourceStore`). None of them has a default implementation: a store that misses a
+/// requirement does not compile. A part of Herald that needs only one of them takes only that one.
 ///
-/// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing in this protocol is
-/// SQLite-specific, so a PostgreSQL implementation can share the test suite.
-public protocol HeraldStore: Sendable {
-    // MARK: Registry
+/// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing here is
+/// SQLite-specific; every store must pass the contract suite of `Tests/HeraldStoreTests` (add the
+/// engine to `StoreEngine` there).
+public protocol HeraldStore: RegistryStore, NotificationListStore, DecisionStore, UserStateStore, SummaryStore,
+    AppResourceStore
+{
+    /// Work the store does in the background while the server runs (SQLite: checkpoints of its
+    /// write-ahead log); the application runs them in its ServiceGroup. Empty when there is none.
+    var backgroundServices: [any Service] { get }
+
+    /// Closes the database cleanly (checkpoint, release files). Call it after the services stopped.
+    func close() async throws
+}
+
+/// Teams, signing keys, apps, users, devices and device tokens.
+public protocol RegistryStore: Sendable {
     /// Everything the APNs endpoint validates against, loaded at start-up.
     func registrySnapshot() async throws -> RegistrySnapshot
 
@@ -55,7 +71,11 @@ public protocol HeraldStore: Sendable {
     func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord?
     func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord]
 
-    // MARK: Notification lists
+}
+
+/// The devices' notification lists: commits (group commit), the change feed, reads, read/dismiss/
+/// remove, delivery marks, thread counts and app badges.
+public protocol NotificationListStore: Sendable {
     /// Commits a batch of new notifications in ONE transaction (group commit) and returns every
     /// change it made, in `seq` order: tombstones of notifications replaced through a collapse id
     /// first, then each new row. A notification whose id is already in the device's list replaces
@@ -63,8 +83,8 @@ public protocol HeraldStore: Sendable {
     func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification]
     /// `insert`, on the calling thread: returns once the batch is durable, with what the rows need
     /// (`InsertedBatch.changes(of:)` makes `insert`'s result). `NotificationWriter`'s thread commits
-    /// with it, so a group commit does not hop between threads (a store without a blocking write
-    /// gets a default that waits for `insert`).
+    /// with it, so a group commit does not hop between threads. A store without a blocking write
+    /// can wait for its `insert` with `InsertedBatch.waiting(for:)`.
     func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch
     /// The device's changes after `cursor`, in `seq` order, tombstones included, undeliverable ones
     /// (expired before any session got them) left out.
@@ -85,9 +105,19 @@ public protocol HeraldStore: Sendable {
     /// The largest `seq` so far (0 when empty).
     func latestCursor() async throws -> Int64
 
-    // MARK: Decisions
-    // A notification's decision is a `DecisionRecord` (nil until decided). `insert` stores what the
-    // notifications carry.
+    /// The notifications in one thread of the device's list: the app's live notifications (not
+    /// removed, not `notDelivered`) with this `thread-id`, or without one when `threadID` is nil (an
+    /// empty `thread-id` is no thread). Read and dismissed ones count; held ones too.
+    func threadCount(deviceID: String, bundleID: String, threadID: String?) async throws -> Int
+
+    /// The app badges of the device (apps whose badge a push set, 0 included), by bundle id. Written
+    /// with the notification that sets them (see `AppBadgeRecord`); nothing else changes them.
+    func appBadges(deviceID: String) async throws -> [AppBadgeRecord]
+}
+
+/// Decisions of stored notifications. A notification's decision is a `DecisionRecord` (nil until
+/// decided); `insert` stores what the notifications carry.
+public protocol DecisionStore: Sendable {
 
     /// Sets the decision of the device's live notification with a new seq (the stream shows it);
     /// nil when there is no such notification (tombstones included). A decision equal to the stored
@@ -101,15 +131,11 @@ public protocol HeraldStore: Sendable {
     /// (by arrival) first. `invalid` unless every disposition is a held one (`heldForFocus`,
     /// `heldForSummary`).
     func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification]
+}
 
-    /// The notifications in one thread of the device's list: the app's live notifications (not
-    /// removed, not `notDelivered`) with this `thread-id`, or without one when `threadID` is nil (an
-    /// empty `thread-id` is no thread). Read and dismissed ones count; held ones too.
-    func threadCount(deviceID: String, bundleID: String, threadID: String?) async throws -> Int
-
-    // MARK: User-side state
-    // Shared by all devices of a user. Setting a value for an unknown user, app or device is `notFound`.
-
+/// The user-side state of the delivery policy, shared by all devices of a user, and each device's
+/// state. Setting a value for an unknown user, app or device is `notFound`.
+public protocol UserStateStore: Sendable {
     /// The user's per-app notification settings, by bundle id (only the apps they were set for).
     func appSettings(userID: String) async throws -> [String: AppNotificationSettings]
     /// Replaces the user's settings for one app.
@@ -133,15 +159,17 @@ public protocol HeraldStore: Sendable {
     /// Everything the delivery policy needs for the device, read in one transaction; nil when there
     /// is no such device.
     func policyContext(deviceID: String) async throws -> PolicyContextRecord?
+}
 
-    // MARK: Scheduled Summary
-    // A summary time (slot) of a user is delivered exactly once, across restarts: the delivery is
-    // recorded in the transaction that writes its releases. A release does not rewrite the
-    // notifications it releases: every read (`changes`, `notifications`, `notification`,
-    // `heldNotifications`) shows a notification the release covers as released — disposition
-    // `listedSilently`, reason `summary-delivered`, `context.summary` in the decision, `releasedAt` —
-    // and the device's change feed gets the release as one summary event (`summaryEvents`).
-
+/// Scheduled Summary deliveries.
+///
+/// A summary time (slot) of a user is delivered exactly once, across restarts: the delivery is
+/// recorded in the transaction that writes its releases. A release does not rewrite the
+/// notifications it releases: every read (`changes`, `notifications`, `notification`,
+/// `heldNotifications`) shows a notification the release covers as released — disposition
+/// `listedSilently`, reason `summary-delivered`, `context.summary` in the decision, `releasedAt` —
+/// and the device's change feed gets the release as one summary event (`summaryEvents`).
+public protocol SummaryStore: Sendable {
     /// Records the user's summary for `slot` as delivered, releasing nothing; false (and nothing
     /// changes) when it was delivered already. `notFound` for an unknown user, `invalid` when the
     /// digest is not JSON.
@@ -162,16 +190,11 @@ public protocol HeraldStore: Sendable {
     func lastSummaryDelivery(userID: String) async throws -> Date?
     /// The users whose Scheduled Summary is on (it has a time), by user id.
     func usersWithSummary() async throws -> [SummaryUserRecord]
+}
 
-    // MARK: App badges
-    // Written with the notification that sets them (see `AppBadgeRecord`); nothing else changes them.
-
-    /// The app badges of the device (apps whose badge a push set, 0 included), by bundle id.
-    func appBadges(deviceID: String) async throws -> [AppBadgeRecord]
-
-    // MARK: Categories and localization files of apps
-    // For an unknown app, writes are `notFound` and reads are empty.
-
+/// The apps' categories and localization files. For an unknown app, writes are `notFound` and reads
+/// are empty.
+public protocol AppResourceStore: Sendable {
     /// Adds or replaces the app's category `identifier`; `invalid` when the JSON is not an object
     /// or the identifier is empty.
     func upsertCategory(bundleID: String, identifier: String, json: String) async throws
@@ -192,7 +215,4 @@ public protocol HeraldStore: Sendable {
     func deleteLocalizationFile(
         bundleID: String, locale: String, kind: LocalizationFileKind, name: String
     ) async throws -> Bool
-
-    /// Closes the database cleanly (checkpoint, release files).
-    func close() async throws
 }

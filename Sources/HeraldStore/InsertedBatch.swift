@@ -1,3 +1,4 @@
+import Dispatch
 import HeraldCore
 
 /// What a batch insert wrote (`HeraldStore.insertBlocking`): the seq of each notification and the
@@ -50,5 +51,40 @@ public struct InsertedBatch: Sendable {
             changes.append(NotificationRow.stored(batch[index], seq: seq))
         }
         return changes
+    }
+}
+
+extension InsertedBatch {
+    /// The batch `insert` commits, waited for on the calling thread: `insertBlocking` for a store
+    /// whose writes are only asynchronous. Call it from a thread of its own (`NotificationWriter`'s),
+    /// never from a task: it blocks the thread until the task ends.
+    public static func waiting(
+        for insert: @escaping @Sendable () async throws -> [StoredNotification]
+    ) throws -> InsertedBatch {
+        let result = BlockingResult<[StoredNotification]>()
+        Task {
+            do {
+                result.set(.success(try await insert()))
+            } catch {
+                result.set(.failure(error))
+            }
+        }
+        return InsertedBatch(changes: try result.wait())
+    }
+}
+
+/// A value produced by a task, waited for on a thread.
+private final class BlockingResult<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    func set(_ result: Result<Value, any Error>) {
+        self.result = result
+        done.signal()
+    }
+
+    func wait() throws -> Value {
+        done.wait()
+        return try result!.get()
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldCore
+import ServiceLifecycle
 import Synchronization
 
 /// Group commit of notification writes: concurrent writes share one store transaction (and one
@@ -20,7 +21,17 @@ import Synchronization
 /// outside its transactions). A lock-protected queue rather than an actor: the push path enqueues
 /// from the event loop that read the request. A write is not cancellable: once queued it is
 /// committed (or fails) with its batch.
-public final class NotificationWriter: Sendable {
+///
+/// A service of the application's ServiceGroup: `run()` starts the thread and, on graceful shutdown
+/// (or cancellation), commits what is queued, delivers it and returns; a write enqueued after that
+/// fails with `NotificationWriter.Stopped`. List it before the listeners that write through it, so
+/// it stops after them. Writes enqueued before `run()` wait for it.
+public final class NotificationWriter: Service {
+    /// The error of a write enqueued after the writer stopped.
+    public struct Stopped: Error, CustomStringConvertible {
+        public var description: String { "The notification writer has stopped (the server is shutting down)." }
+    }
+
     /// Called once per write, on the delivery queue, when its batch is durable (or failed).
     public typealias Completion = @Sendable (Result<StoredNotification, any Error>) -> Void
 
@@ -28,21 +39,28 @@ public final class NotificationWriter: Sendable {
         /// The writes waiting for the next batch, and their writers (same order).
         var queued: [StoredNotification] = []
         var completions: [Completion] = []
-        /// Whether the writer was released: the thread ends once the queue is empty.
+        /// Whether the writer was told to stop: the thread ends once the queue is empty.
         var isStopped = false
+        var hasStarted = false
     }
 
     /// What the commit thread shares with the writer; it does not keep the writer alive.
     private final class Core: Sendable {
-        let store: any HeraldStore
+        let store: any NotificationListStore
         let maxBatch: Int
         let onCommit: @Sendable ([StoredNotification]) -> Void
         let state = Mutex(State())
         /// Signalled once per enqueue that found the queue empty, and on stop.
         let wake = DispatchSemaphore(value: 0)
         let delivery = DispatchQueue(label: "herald.notification-writer.delivery")
+        /// Fired when the service is told to stop, and when the thread has ended.
+        let stopRequested = OneShot()
+        let threadEnded = OneShot()
 
-        init(store: any HeraldStore, maxBatch: Int, onCommit: @escaping @Sendable ([StoredNotification]) -> Void) {
+        init(
+            store: any NotificationListStore, maxBatch: Int,
+            onCommit: @escaping @Sendable ([StoredNotification]) -> Void
+        ) {
             self.store = store
             self.maxBatch = maxBatch
             self.onCommit = onCommit
@@ -100,19 +118,12 @@ public final class NotificationWriter: Sendable {
     /// A writer into `store` that commits at most `maxBatch` notifications per transaction and reports
     /// each committed batch's changes to `onCommit`.
     public init(
-        store: any HeraldStore,
+        store: any NotificationListStore,
         maxBatch: Int = 512,
         onCommit: @escaping @Sendable ([StoredNotification]) -> Void
     ) {
         precondition(maxBatch > 0, "maxBatch must be positive")
-        let core = Core(store: store, maxBatch: maxBatch, onCommit: onCommit)
-        self.core = core
-        let thread = Thread {
-            // Named from the thread itself (on Linux that is what names it in `top` and `perf`).
-            Thread.current.name = "herald-writer"
-            core.run()
-        }
-        thread.start()
+        core = Core(store: store, maxBatch: maxBatch, onCommit: onCommit)
     }
 
     deinit {
@@ -120,14 +131,47 @@ public final class NotificationWriter: Sendable {
         core.wake.signal()
     }
 
+    /// Commits writes on the writer's thread until graceful shutdown or cancellation; then commits
+    /// what is queued, waits until every writer of it heard back, and returns. Runs once.
+    public func run() async throws {
+        let core = self.core
+        let starts = core.state.withLock { state in
+            defer { state.hasStarted = true }
+            return !state.hasStarted
+        }
+        guard starts else { return }
+        let thread = Thread {
+            // Named from the thread itself (on Linux that is what names it in `top` and `perf`).
+            Thread.current.name = "herald-writer"
+            core.run()
+            // The delivery queue is serial: once this runs, every batch's writers have heard back.
+            core.delivery.async { core.threadEnded.fire() }
+        }
+        thread.start()
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await core.stopRequested.wait()
+            } onCancel: {
+                core.stopRequested.fire()
+            }
+        } onGracefulShutdown: {
+            core.stopRequested.fire()
+        }
+        core.state.withLock { $0.isStopped = true }
+        core.wake.signal()
+        await core.threadEnded.wait()
+    }
+
     /// Stores `notification` with the next batch; `completion` gets it as stored (with its `seq`)
     /// once the batch is durable and `onCommit` has seen it, or the batch's error.
     public func enqueue(_ notification: StoredNotification, completion: @escaping Completion) {
-        let wasEmpty = core.state.withLock { state in
+        let (wasEmpty, isStopped) = core.state.withLock { state in
+            guard !state.isStopped else { return (false, true) }
             state.queued.append(notification)
             state.completions.append(completion)
-            return state.queued.count == 1
+            return (state.queued.count == 1, false)
         }
+        if isStopped { return completion(.failure(Stopped())) }
         if wasEmpty { core.wake.signal() }
     }
 
@@ -161,5 +205,33 @@ public final class NotificationWriter: Sendable {
             throw StoreError(.invalid, "The store did not report every notification of the batch as stored.")
         }
         return rows
+    }
+}
+
+/// An event that happens once; waiters before and after it resume.
+final class OneShot: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
     }
 }

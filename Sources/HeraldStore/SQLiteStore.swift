@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import ServiceLifecycle
 
 /// Herald's embedded store: one SQLite database in WAL mode (one GRDB `DatabasePool`).
 ///
@@ -49,8 +50,11 @@ public final class SQLiteStore: HeraldStore {
         try Schema.migrator.migrate(writer)
         self.writer = writer
         self.checkpointer = checkpointer
-        checkpointer?.start()
     }
+
+    /// The background checkpoints of the write-ahead log (none in memory): run them in the
+    /// application's ServiceGroup.
+    public var backgroundServices: [any Service] { checkpointer.map { [$0] } ?? [] }
 
     private static func makeConfiguration() -> Configuration {
         var configuration = Configuration()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 import Synchronization
 
 /// Copies the write-ahead log into the database file in the background (PASSIVE checkpoints on a
@@ -9,7 +10,11 @@ import Synchronization
 /// can. Past `restartFrames` of log, a RESTART checkpoint makes the log start over (see `run`).
 /// A thread rather than a task: a checkpoint blocks for as long as it copies and syncs, which must
 /// not hold a thread of Swift's cooperative pool.
-final class WALCheckpointer: Sendable {
+///
+/// A service of the application's ServiceGroup (`SQLiteStore.backgroundServices`): `run()` starts the
+/// thread and stops it on graceful shutdown or cancellation. Without it (tools, tests) SQLite's own
+/// automatic checkpoint keeps the log bounded.
+final class WALCheckpointer: Service {
     private let connection: DatabaseQueue
     private let interval: TimeInterval
     private let state = Mutex(State())
@@ -66,6 +71,28 @@ final class WALCheckpointer: Sendable {
         thread.name = "herald-checkpoint"
         thread.qualityOfService = .utility
         thread.start()
+    }
+
+    /// Checkpoints in the background until graceful shutdown or cancellation.
+    func run() async throws {
+        start()
+        let stopRequested = OneShot()
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await stopRequested.wait()
+            } onCancel: {
+                stopRequested.fire()
+            }
+        } onGracefulShutdown: {
+            stopRequested.fire()
+        }
+        // `stop` waits for a checkpoint in progress: on a thread of its own, not the cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { [self] in
+                stop()
+                continuation.resume()
+            }
+        }
     }
 
     /// Stops the thread and waits until its current checkpoint (if any) ended.

@@ -25,6 +25,8 @@ struct DurabilityTests {
                 token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
             try await store.createDeviceToken(token)
             let writer = NotificationWriter(store: store) { _ in }
+            let running = Task { try await writer.run() }
+            defer { running.cancel() }
             for index in 0..<3 {
                 _ = try await writer.write(
                     Fixture.notification("n\(index)", receivedAt: Fixture.time(Int64(index), milliseconds: 7)))

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStore
+import Synchronization
 import Testing
 
 @Suite("Notification writer")
@@ -26,6 +27,8 @@ struct NotificationWriterTests {
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: spy, maxBatch: 64) { sink.yield($0) }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
         let count = 2000
 
         // When 2000 writers write at once
@@ -58,6 +61,8 @@ struct NotificationWriterTests {
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store) { sink.yield($0) }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
 
         let stored = try await writer.write(Fixture.notification("n"))
 
@@ -73,6 +78,8 @@ struct NotificationWriterTests {
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store) { sink.yield($0) }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
 
         let stored = try await writer.write(Fixture.notification("new", collapseID: "c", receivedAt: Fixture.time(5)))
 
@@ -89,6 +96,8 @@ struct NotificationWriterTests {
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: spy) { sink.yield($0) }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
 
         // When every insert fails, every writer gets the error
         let failures = await withTaskGroup(of: Bool.self) { group in
@@ -116,6 +125,8 @@ struct NotificationWriterTests {
     @Test func aStoreErrorReachesTheWriter() async throws {
         let store = try await Fixture.makeStore()
         let writer = NotificationWriter(store: store) { _ in }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
         let error = await #expect(throws: StoreError.self) {
             try await writer.write(Fixture.notification("orphan", device: "no-such-device"))
         }
@@ -133,6 +144,8 @@ struct NotificationWriterTests {
             if changes.contains(where: { $0.id == "first" }) { gate.wait() }
             sink.yield(changes)
         }
+        let running = Task { try await writer.run() }
+        defer { running.cancel() }
         let first = Task { try await writer.write(Fixture.notification("first")) }
         try await Self.waitUntilStored("first", in: store)
 
@@ -159,5 +172,40 @@ struct NotificationWriterTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("\(id) was not stored within 10 s")
+    }
+
+    @Test(
+        "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes")
+    func orderlyShutdown() async throws {
+        let store = try await Fixture.makeStore()
+        let commits = CommitLog()
+        let sink = commits.sink
+        let writer = NotificationWriter(store: store, maxBatch: 8) { sink.yield($0) }
+
+        // Writes enqueued before the service runs wait for it.
+        let results = Mutex<[Result<StoredNotification, any Error>]>([])
+        for index in 0..<100 {
+            writer.enqueue(Fixture.notification("n\(index)")) { result in results.withLock { $0.append(result) } }
+        }
+        #expect(results.withLock { $0.isEmpty })
+        #expect(try await store.latestCursor() == 0)
+
+        // Stopped at once: run() returns only when all 100 are committed and answered.
+        let running = Task { try await writer.run() }
+        running.cancel()
+        try await running.value
+        let answered = results.withLock { $0 }
+        #expect(answered.count == 100)
+        #expect(answered.allSatisfy { (try? $0.get()) != nil })
+        #expect(
+            try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 200, now: Fixture.time()).count
+                == 100)
+        #expect(await commits.batches().flatMap { $0 }.count == 100)
+
+        // After the stop, a write fails at once with `Stopped` and stores nothing.
+        await #expect(throws: NotificationWriter.Stopped.self) {
+            try await writer.write(Fixture.notification("late"))
+        }
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "late") == nil)
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import HeraldCore
 import HeraldStore
 
-/// A store that forwards to a real one and records `insert` calls; it can be told to fail them.
-final class SpyStore: HeraldStore {
+/// A notification list that forwards to a real store and records `insert` calls; it can be told to
+/// fail them. What `NotificationWriter` needs, and nothing more.
+final class SpyStore: NotificationListStore {
     /// What the spy saw and how it behaves; shared by concurrent calls.
     actor Log {
         private(set) var insertBatchSizes: [Int] = []
@@ -26,30 +27,10 @@ final class SpyStore: HeraldStore {
         return try await base.insert(notifications)
     }
 
-    func registrySnapshot() async throws -> RegistrySnapshot { try await base.registrySnapshot() }
-    func createTeam(_ team: Team) async throws { try await base.createTeam(team) }
-    func teams() async throws -> [Team] { try await base.teams() }
-    func createKey(_ key: SigningKey) async throws { try await base.createKey(key) }
-    func keys() async throws -> [SigningKey] { try await base.keys() }
-    func createApp(_ app: App) async throws { try await base.createApp(app) }
-    func apps() async throws -> [App] { try await base.apps() }
-    func createUser(_ user: User, tokenDigest: String) async throws {
-        try await base.createUser(user, tokenDigest: tokenDigest)
+    func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch {
+        try InsertedBatch.waiting { try await self.insert(notifications) }
     }
-    func users() async throws -> [User] { try await base.users() }
-    func user(tokenDigest: String) async throws -> User? { try await base.user(tokenDigest: tokenDigest) }
-    func createDevice(_ device: Device) async throws { try await base.createDevice(device) }
-    func device(id: String) async throws -> Device? { try await base.device(id: id) }
-    func devices(userID: String?) async throws -> [Device] { try await base.devices(userID: userID) }
-    func createDeviceToken(_ record: DeviceTokenRecord) async throws -> DeviceTokenRecord? {
-        try await base.createDeviceToken(record)
-    }
-    func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord? {
-        try await base.unregisterDeviceToken(token, at: date)
-    }
-    func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] {
-        try await base.deviceTokens(deviceID: deviceID)
-    }
+
     func changes(deviceID: String, after cursor: Int64, limit: Int, now: Date) async throws -> [StoredNotification] {
         try await base.changes(deviceID: deviceID, after: cursor, limit: limit, now: now)
     }
@@ -74,5 +55,8 @@ final class SpyStore: HeraldStore {
         try await base.markDelivered(deviceID: deviceID, upTo: cursor, at: date)
     }
     func latestCursor() async throws -> Int64 { try await base.latestCursor() }
-    func close() async throws { try await base.close() }
+    func threadCount(deviceID: String, bundleID: String, threadID: String?) async throws -> Int {
+        try await base.threadCount(deviceID: deviceID, bundleID: bundleID, threadID: threadID)
+    }
+    func appBadges(deviceID: String) async throws -> [AppBadgeRecord] { try await base.appBadges(deviceID: deviceID) }
 }

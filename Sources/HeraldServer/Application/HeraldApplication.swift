@@ -166,7 +166,11 @@ public final class HeraldApplication: Sendable {
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: [
+                // Graceful shutdown goes from the last service to the first, each ending before the
+                // next is told: the streams end, the listeners drain (their pushes are still
+                // committed), then the writer commits what is queued, then the checkpoints stop.
+                services: store.backgroundServices.map { .init(service: $0) } + [
+                    .init(service: writer),
                     .init(service: api),
                     .init(service: apns),
                 ] + policy.services.map { .init(service: $0) } + [
