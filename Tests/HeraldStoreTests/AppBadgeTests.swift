@@ -47,8 +47,9 @@ struct AppBadgeTests {
         #expect(samples.map(AppBadgeRule.appliedBadge) == [3, 0, nil, nil, 7, 1, nil, nil])
     }
 
-    @Test func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3"), Self.push("b", badge: "5", app: Fixture.otherAppID)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3, Fixture.otherAppID: 5])
         // A push without a badge leaves it; a later one in the same batch wins.
@@ -62,8 +63,9 @@ struct AppBadgeTests {
         #expect(try await store.appBadges(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test func aBadgeTheDecisionDoesNotApplyIsIgnored() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aBadgeTheDecisionDoesNotApplyIsIgnored(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "2")])
         var undecided = Fixture.notification("u", payload: #"{"aps":{"badge":9}}"#)
         undecided.decision = nil
@@ -76,8 +78,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
     }
 
-    @Test func theBadgeIsReadAsThePayloadParserReadsIt() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theBadgeIsReadAsThePayloadParserReadsIt(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: #""12""#)])
         #expect(try await Self.badges(store)[Fixture.appID] == 12)
         _ = try await store.insert([Self.push("b", badge: "4.7")])
@@ -86,8 +89,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store)[Fixture.appID] == 1)
     }
 
-    @Test func readingDismissingAndRemovingLeaveTheBadge() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func readingDismissingAndRemovingLeaveTheBadge(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "4")])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(2))
@@ -95,8 +99,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 4])
     }
 
-    @Test func aReleasedHeldNotificationAppliesItsBadgeWhenReleased() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aReleasedHeldNotificationAppliesItsBadgeWhenReleased(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("held", badge: "6", .heldForFocus, applies: false, at: 0)])
         _ = try await store.insert([Self.push("later", badge: "2", at: 1)])
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
@@ -116,15 +121,17 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 1])
     }
 
-    @Test func aProvidersRetryAppliesItsBadgeAgain() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aProvidersRetryAppliesItsBadgeAgain(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3", at: 0), Self.push("b", badge: "5", at: 1)])
         _ = try await store.insert([Self.push("a", badge: "3", at: 2)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3])
     }
 
-    @Test func aPayloadSQLiteCannotReadDoesNotFailTheWrite() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aPayloadSQLiteCannotReadDoesNotFailTheWrite(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         var odd = Self.push("odd", badge: "1")
         odd.payload = "not json"
         _ = try await store.insert([odd, Self.push("ok", badge: "2")])

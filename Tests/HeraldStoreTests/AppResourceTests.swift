@@ -10,8 +10,9 @@ struct AppResourceTests {
         #"{"actions":[{"identifier":"reply","options":["foreground"],"title":"Reply"}],"hiddenPreviewsBodyPlaceholder":"%u new messages","identifier":"MESSAGE"}"#
     let invite = #"{"actions":[],"identifier":"INVITE"}"#
 
-    @Test func categoriesAreKeptPerAppAsGiven() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func categoriesAreKeptPerAppAsGiven(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "MESSAGE", json: message)
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "INVITE", json: invite)
         try await store.upsertCategory(bundleID: Fixture.otherAppID, identifier: "MESSAGE", json: "{}")
@@ -37,8 +38,9 @@ struct AppResourceTests {
         #expect(try await store.categories(bundleID: "com.example.none").isEmpty)
     }
 
-    @Test func aCategoryMustBeAJSONObjectOfAKnownApp() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "{\"a\":")
@@ -61,8 +63,9 @@ struct AppResourceTests {
         #expect(try await store.categories(bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test func localizationFilesAreKeptByteForByte() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func localizationFilesAreKeptByteForByte(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         // A UTF-16 .strings file (with its byte-order mark), as Xcode used to export them
         var utf16 = Data([0xFF, 0xFE])
         utf16.append(#""GREETING" = "Bonjour %@";"#.data(using: .utf16LittleEndian)!)
@@ -135,8 +138,9 @@ struct AppResourceTests {
         #expect(try await store.localizationFiles(bundleID: "com.example.none").isEmpty)
     }
 
-    @Test func aLocalizationFileNeedsANameALocaleAndAKnownApp() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aLocalizationFileNeedsANameALocaleAndAKnownApp(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.putLocalizationFile(

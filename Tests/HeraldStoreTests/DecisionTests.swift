@@ -39,8 +39,9 @@ struct DecisionTests {
         #expect(read?.decision == changes[0].decision && read?.disposition == .heldForSummary)
     }
 
-    @Test func aRetriedNotificationTakesTheNewDecision() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aRetriedNotificationTakesTheNewDecision(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
         let retried = try await store.insert([Fixture.decided("n", .alerted)])
         #expect(retried.first?.disposition == .alerted)
@@ -64,8 +65,9 @@ struct DecisionTests {
         #expect(columns == [["a", "alerted"], ["b", nil]])
     }
 
-    @Test func updatingTheDecisionTakesANewSeqTheStreamShows() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func updatingTheDecisionTakesANewSeqTheStreamShows(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([
             Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted),
         ])
@@ -104,8 +106,9 @@ struct DecisionTests {
         #expect(held?.seq == 5 && held?.releasedAt == nil && held?.disposition == .heldForSummary)
     }
 
-    @Test func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .alerted)])
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         let decision = Fixture.decision(.listedSilently)
@@ -121,8 +124,9 @@ struct DecisionTests {
         #expect(try await store.latestCursor() == 2)
     }
 
-    @Test func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         // Given held, delivered and removed notifications on three devices, arriving out of order
         _ = try await store.insert([
             Fixture.decided("summary-late", .heldForSummary, receivedAt: Fixture.time(30)),

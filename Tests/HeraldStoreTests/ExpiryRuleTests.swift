@@ -22,9 +22,11 @@ struct ExpiryRuleTests {
         #expect(ExpiryRule.isDeliverable(expiration: 0, alreadyDelivered: true, toConnectedSession: false, now: now))
     }
 
-    @Test("the store lists exactly the rows StoredNotification.isDeliverable keeps, at every boundary")
-    func theSQLFilterAgreesWithTheRule() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(
+        "the store lists exactly the rows StoredNotification.isDeliverable keeps, at every boundary",
+        arguments: StoreEngine.allCases)
+    func theSQLFilterAgreesWithTheRule(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         var rows: [StoredNotification] = []
         for (index, expiration) in ([nil, 0, 99, 100, 101] as [Int64?]).enumerated() {
             for delivered in [false, true] {

@@ -7,8 +7,9 @@ import Testing
 struct NotificationListTests {
     let now = Fixture.time(100)
 
-    @Test func insertStoresABatchWithIncreasingSeqs() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func insertStoresABatchWithIncreasingSeqs(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let changes = try await store.insert([
             Fixture.notification("a"), Fixture.notification("b"),
             Fixture.notification("c", device: Fixture.otherDeviceID),
@@ -23,8 +24,9 @@ struct NotificationListTests {
         #expect(try await store.insert([]).isEmpty)
     }
 
-    @Test func aCollapseIDReplacesTheLiveNotificationOfTheSameApp() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aCollapseIDReplacesTheLiveNotificationOfTheSameApp(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         // Given a live notification with collapse id "score", and one of another app and of another device
         try await store.insert([
             Fixture.notification("old", collapseID: "score", receivedAt: Fixture.time(1)),
@@ -56,8 +58,9 @@ struct NotificationListTests {
         #expect(feed == changes)
     }
 
-    @Test func aCollapseIDReplacesWithinOneBatch() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aCollapseIDReplacesWithinOneBatch(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let changes = try await store.insert([
             Fixture.notification("first", collapseID: "c", receivedAt: Fixture.time(1)),
             Fixture.notification("second", collapseID: "c", receivedAt: Fixture.time(2)),
@@ -69,8 +72,9 @@ struct NotificationListTests {
             try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
     }
 
-    @Test func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([
             Fixture.notification("old-x", collapseID: "x", receivedAt: Fixture.time(1)),
             Fixture.notification("old-y", collapseID: "y", receivedAt: Fixture.time(1)),
@@ -86,8 +90,9 @@ struct NotificationListTests {
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 2, limit: 10, now: now) == changes)
     }
 
-    @Test func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         // 70 rows: more than one multi-row statement; an id twice; a collapse id that replaces within the batch
         var batch = (0..<70).map { Fixture.notification("n\($0)", receivedAt: Fixture.time(1)) }
         batch[5] = Fixture.notification("n5", collapseID: "c", receivedAt: Fixture.time(1))
@@ -106,8 +111,9 @@ struct NotificationListTests {
         #expect(feed.allSatisfy { row in changes.last { $0.id == row.id } == row })
     }
 
-    @Test func aNotificationWithAKnownIDReplacesTheEntry() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aNotificationWithAKnownIDReplacesTheEntry(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(2))
@@ -129,8 +135,9 @@ struct NotificationListTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == revived[0])
     }
 
-    @Test func readDismissAndRemoveEachTakeANewSeqOnce() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func readDismissAndRemoveEachTakeANewSeqOnce(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n"), Fixture.notification("m")])
 
         let read = try #require(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1)))
@@ -149,8 +156,9 @@ struct NotificationListTests {
         #expect(try await store.markRead(deviceID: Fixture.otherDeviceID, id: "m", at: Fixture.time()) == nil)
     }
 
-    @Test func aTombstoneKeepsItsRemovalTime() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aTombstoneKeepsItsRemovalTime(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n")])
         let removed = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(10))
 
@@ -163,8 +171,9 @@ struct NotificationListTests {
         #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).isEmpty)
     }
 
-    @Test func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c")])
         let cursor = try await store.latestCursor()
 
@@ -189,8 +198,9 @@ struct NotificationListTests {
                 == ["b", "a"])
     }
 
-    @Test func expiredUndeliveredNotificationsAreLeftOut() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func expiredUndeliveredNotificationsAreLeftOut(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let nowSeconds = Int64(now.timeIntervalSince1970)  // the whole second before `now`
         try await store.insert([
             Fixture.notification("no-expiration"),
@@ -214,8 +224,9 @@ struct NotificationListTests {
         #expect(listed.allSatisfy { $0.isDeliverable(now: earlier) })
     }
 
-    @Test func theLimitAppliesAfterFiltering() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theLimitAppliesAfterFiltering(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let past = Int64(now.timeIntervalSince1970) - 60
         try await store.insert([
             Fixture.notification("1"), Fixture.notification("2", expiration: past),
@@ -243,8 +254,9 @@ struct NotificationListTests {
         #expect(error?.kind == .invalid)
     }
 
-    @Test func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
         try await store.insert([
             Fixture.notification("seen", expiration: expiration),
@@ -268,8 +280,9 @@ struct NotificationListTests {
         #expect(try await store.latestCursor() == 4)
     }
 
-    @Test func aBatchWithAnUnknownDeviceStoresNothing() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aBatchWithAnUnknownDeviceStoresNothing(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let error = await #expect(throws: StoreError.self) {
             try await store.insert([
                 Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device"),

@@ -56,8 +56,9 @@ struct NotificationWriterTests {
         #expect(listed.count == count / 2)
     }
 
-    @Test func onCommitSeesABatchBeforeItsWritersResume() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func onCommitSeesABatchBeforeItsWritersResume(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store) { sink.yield($0) }
@@ -72,8 +73,9 @@ struct NotificationWriterTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == stored)
     }
 
-    @Test func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("old", collapseID: "c")])
         let commits = CommitLog()
         let sink = commits.sink
@@ -122,8 +124,9 @@ struct NotificationWriterTests {
         #expect(await commits.batches() == [[stored]])
     }
 
-    @Test func aStoreErrorReachesTheWriter() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aStoreErrorReachesTheWriter(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let writer = NotificationWriter(store: store) { _ in }
         let running = Task { try await writer.run() }
         defer { running.cancel() }
@@ -134,8 +137,9 @@ struct NotificationWriterTests {
         #expect(try await writer.write(Fixture.notification("fine")).seq == 1)
     }
 
-    @Test func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         // The first batch's fan-out holds the delivery queue until the test lets it go
@@ -175,9 +179,10 @@ struct NotificationWriterTests {
     }
 
     @Test(
-        "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes")
-    func orderlyShutdown() async throws {
-        let store = try await Fixture.makeStore()
+        "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes",
+        arguments: StoreEngine.allCases)
+    func orderlyShutdown(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store, maxBatch: 8) { sink.yield($0) }

@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Registry")
 struct RegistryTests {
-    @Test func registryRecordsReadBackAsCreated() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func registryRecordsReadBackAsCreated(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let scoped = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: [Fixture.appID], publicKeyPEM: "pem-1",
             createdAt: Fixture.time(1)
@@ -51,8 +52,9 @@ struct RegistryTests {
         #expect(snapshot.tokens[token.token] == token)
     }
 
-    @Test func creatingAnExistingRecordIsAConflict() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func creatingAnExistingRecordIsAConflict(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let key = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
         try await store.createKey(key)
@@ -100,8 +102,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test func referringToAMissingRecordIsNotFound() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func referringToAMissingRecordIsNotFound(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.createKey(
@@ -137,8 +140,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: nil).isEmpty)
     }
 
-    @Test func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let first = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
         let otherApp = DeviceTokenRecord(
@@ -167,8 +171,9 @@ struct RegistryTests {
         #expect(tokens[otherDevice.token]?.unregisteredAt == nil)
     }
 
-    @Test func unregisteringATokenKeepsTheFirstTime() async throws {
-        let store = try await Fixture.makeStore()
+    @Test(arguments: StoreEngine.allCases)
+    func unregisteringATokenKeepsTheFirstTime(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
         let token = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)

@@ -72,8 +72,9 @@ struct SummaryDeliveryTests {
         #expect(kept?["digest"] == digest)
     }
 
-    @Test func theCandidatesAreWhatIsHeldForTheSummaryByItsTime() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theCandidatesAreWhatIsHeldForTheSummaryByItsTime(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         #expect(Set(candidates.held.map(\.id)) == ["a", "b"] && candidates.held.count == 2)
@@ -105,8 +106,9 @@ struct SummaryDeliveryTests {
         #expect(plan.contains { $0.contains("SEARCH n USING INDEX notifications_summary_candidates") }, "plan: \(plan)")
     }
 
-    @Test func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let before = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
@@ -172,8 +174,10 @@ struct SummaryDeliveryTests {
                 .isEmpty)
     }
 
-    @Test func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision(_ engine: StoreEngine) async throws
+    {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         _ = try await store.releaseSummaries([try await summary(store)], at: now)
 
@@ -194,8 +198,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.summaryCandidates([(Fixture.userID, slot)]).held.map(\.id) == ["a"])
     }
 
-    @Test func aNotificationCommittedAfterTheReadWaitsForTheNextSummary() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aNotificationCommittedAfterTheReadWaitsForTheNextSummary(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
 
@@ -213,8 +218,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
 
-    @Test func aSecondReleaseOfTheSameSlotChangesNothing() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aSecondReleaseOfTheSameSlotChangesNothing(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
@@ -263,8 +269,9 @@ struct SummaryDeliveryTests {
         try await reopened.close()
     }
 
-    @Test func aFailedReleaseRecordsNoDelivery() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aFailedReleaseRecordsNoDelivery(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let release = try await summary(store)
@@ -290,8 +297,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
     }
 
-    @Test func manySummariesAreReleasedInOneTransaction() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func manySummariesAreReleasedInOneTransaction(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
@@ -320,8 +328,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 
-    @Test func usersWithSummaryListsTheSummariesThatAreOn() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func usersWithSummaryListsTheSummariesThatAreOn(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.usersWithSummary().isEmpty)
         try await store.createUser(
             User(userID: "user-3", name: "Edsger", createdAt: Fixture.time()),

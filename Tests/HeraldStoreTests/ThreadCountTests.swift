@@ -18,8 +18,9 @@ struct ThreadCountTests {
         Fixture.notification(id, device: device, app: app, payload: payload(thread: thread))
     }
 
-    @Test func aThreadCountsTheLiveNotificationsOfOneAppThreadAndDevice() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aThreadCountsTheLiveNotificationsOfOneAppThreadAndDevice(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([
             Self.inThread("a1", "chat-1"), Self.inThread("a2", "chat-1"), Self.inThread("a3", "chat-1"),
             Self.inThread("b1", "chat-2"),
@@ -43,8 +44,9 @@ struct ThreadCountTests {
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "none") == 0)
     }
 
-    @Test func removedAndUndeliveredNotificationsLeaveTheThread() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func removedAndUndeliveredNotificationsLeaveTheThread(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         var denied = Self.inThread("x", "chat")
         denied.decision = Fixture.decision(.notDelivered)
         var held = Self.inThread("h", "chat")

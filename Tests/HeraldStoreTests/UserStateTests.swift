@@ -6,8 +6,9 @@ import Testing
 
 @Suite("User-side state")
 struct UserStateTests {
-    @Test func appSettingsRoundTripPerUserAndApp() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func appSettingsRoundTripPerUserAndApp(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.appSettings(userID: Fixture.userID).isEmpty)
 
         try await store.setAppSettings(Fixture.appSettings, userID: Fixture.userID, bundleID: Fixture.appID)
@@ -31,8 +32,9 @@ struct UserStateTests {
         #expect(try await store.appSettings(userID: Fixture.otherUserID)[Fixture.appID]?.authorizationStatus == .denied)
     }
 
-    @Test func preferencesRoundTripWithTheirTimeZoneAndLocale() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func preferencesRoundTripWithTheirTimeZoneAndLocale(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.preferences(userID: Fixture.userID) == nil)
         try await store.setPreferences(Fixture.preferences, userID: Fixture.userID)
         let read = try await store.preferences(userID: Fixture.userID)
@@ -43,8 +45,9 @@ struct UserStateTests {
         #expect(try await store.preferences(userID: Fixture.otherUserID) == nil)
     }
 
-    @Test func focusModesKeepTheOrderTheyWereAddedIn() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func focusModesKeepTheOrderTheyWereAddedIn(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         try await store.upsertFocusMode(Fixture.workFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.sleepFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.readingFocus, userID: Fixture.userID)
@@ -73,8 +76,9 @@ struct UserStateTests {
         #expect(modes.active(at: Fixture.time(10), in: Fixture.preferences.timeZone)?.mode.id == "sleep")
     }
 
-    @Test func aFocusModeDateIsKeptToTheMillisecond() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aFocusModeDateIsKeptToTheMillisecond(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         var mode = Fixture.readingFocus
         mode.manual = .on(
             since: Date(timeIntervalSince1970: 1_750_000_000.123_4),
@@ -84,8 +88,9 @@ struct UserStateTests {
         #expect(read.first?.manual == .on(since: Fixture.time(), until: Date(timeIntervalSince1970: 1_750_000_100.001)))
     }
 
-    @Test func theSummaryScheduleRoundTrips() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theSummaryScheduleRoundTrips(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.summarySchedule(userID: Fixture.userID) == nil)
         try await store.setSummarySchedule(Fixture.summary, userID: Fixture.userID)
         let read = try await store.summarySchedule(userID: Fixture.userID)
@@ -95,8 +100,9 @@ struct UserStateTests {
         #expect(try await store.summarySchedule(userID: Fixture.userID) == .off)
     }
 
-    @Test func theDeviceStateRoundTripsPerDevice() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func theDeviceStateRoundTripsPerDevice(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == nil)
         try await store.setDeviceState(Fixture.deviceState, deviceID: Fixture.deviceID)
         try await store.setDeviceState(DeviceState(), deviceID: Fixture.otherDeviceID)
@@ -109,8 +115,9 @@ struct UserStateTests {
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == unlocked)
     }
 
-    @Test func thePolicyContextHasTheUsersStateAndTheDevicesOwn() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func thePolicyContextHasTheUsersStateAndTheDevicesOwn(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         #expect(try await store.policyContext(deviceID: "no-such-device") == nil)
         // Nothing set yet: the owner, and nothing else
         #expect(
@@ -147,8 +154,9 @@ struct UserStateTests {
                     deviceID: Fixture.strangerDeviceID, userID: Fixture.otherUserID, preferences: UserPreferences()))
     }
 
-    @Test func stateForAnUnknownUserAppOrDeviceIsNotFound() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func stateForAnUnknownUserAppOrDeviceIsNotFound(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.setAppSettings(.authorized, userID: "nobody", bundleID: Fixture.appID)
@@ -180,8 +188,9 @@ struct UserStateTests {
         #expect(try await store.deleteFocusMode(id: "work", userID: "nobody") == false)
     }
 
-    @Test func aFocusModeWithoutAnIDIsInvalid() async throws {
-        let store = try await Fixture.makePolicyStore()
+    @Test(arguments: StoreEngine.allCases)
+    func aFocusModeWithoutAnIDIsInvalid(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
         let error = await #expect(throws: StoreError.self) {
             try await store.upsertFocusMode(FocusMode(id: "", name: "Nameless"), userID: Fixture.userID)
         }
