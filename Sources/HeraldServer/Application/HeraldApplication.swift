@@ -151,6 +151,7 @@ public final class HeraldApplication: Sendable {
         )
         policy.install(into: &dependencies)
         dependencies.clockControl = timeControl
+        dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger
