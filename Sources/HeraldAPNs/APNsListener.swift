@@ -9,6 +9,12 @@ import NIOTLS
 import ServiceLifecycle
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Where and how the APNs endpoint listens.
 public struct APNsListenerConfiguration: Sendable {
     public var host: String
@@ -21,6 +27,14 @@ public struct APNsListenerConfiguration: Sendable {
     public var privateKeyPath: String?
     /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients (APNs: "don't assume"; ~1000 observed).
     public var maximumConcurrentStreams: Int = 1000
+    /// Open connections of both listeners together; past it a new connection is closed at once. By
+    /// default half the process's open-files limit (`RLIMIT_NOFILE`, soft), so that idle connections
+    /// can't take the descriptors the database, the JSON API and its streams need.
+    public var maximumConnections: Int = APNsListenerConfiguration.defaultMaximumConnections()
+    /// How long a new connection may take to choose its protocol (finish the TLS handshake and send the
+    /// HTTP/2 preface or an HTTP/1.1 request line); then it is closed. Once chosen, HTTP/2 connections
+    /// may stay idle (providers keep them open, as APNs asks).
+    public var protocolChoiceTimeout: TimeAmount = .seconds(10)
 
     public init(
         host: String, cleartextPort: Int, tlsPort: Int?, certificatePath: String? = nil, privateKeyPath: String? = nil
@@ -30,6 +44,18 @@ public struct APNsListenerConfiguration: Sendable {
         self.tlsPort = tlsPort
         self.certificatePath = certificatePath
         self.privateKeyPath = privateKeyPath
+    }
+}
+
+extension APNsListenerConfiguration {
+    /// Half the soft open-files limit, at least 64 (the whole limit if it is that small).
+    public static func defaultMaximumConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return 10_000
+        }
+        let files = Int(clamping: limit.rlim_cur)
+        return max(min(64, files), files / 2)
     }
 }
 
@@ -125,6 +151,9 @@ public final class APNsListener: Service, Sendable {
         let handler = self.handler
         let tracker = self.tracker
         let logger = self.logger
+        let maximumConnections = configuration.maximumConnections
+        let protocolChoiceTimeout = configuration.protocolChoiceTimeout
+        let refusals = ConnectionRefusals()
         let settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams),
             HTTP2Setting(parameter: .initialWindowSize, value: HTTP2ConnectionStateMachine.streamWindow),
@@ -135,12 +164,27 @@ public final class APNsListener: Service, Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    tracker.add(channel)
+                guard tracker.add(channel, limit: maximumConnections) else {
+                    if refusals.refused() {
+                        logger.warning(
+                            "APNs connection refused: too many open connections",
+                            metadata: ["apns.maximum_connections": "\(maximumConnections)"])
+                    }
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    // A connection that has not chosen its protocol in time is closed (the TLS handshake and
+                    // the first bytes are where a silent connection would otherwise wait forever).
+                    let chosen = ProtocolChoice()
+                    let timeout = channel.eventLoop.scheduleTask(in: protocolChoiceTimeout) {
+                        if !chosen.isChosen { channel.close(promise: nil) }
+                    }
+                    channel.closeFuture.whenComplete { _ in timeout.cancel() }
                     let pipeline = channel.pipeline.syncOperations
-                    let configure = { (context: ChannelHandlerContext, chosen: ProtocolSniffer.Choice) throws in
+                    let configure = { (context: ChannelHandlerContext, choice: ProtocolSniffer.Choice) throws in
+                        chosen.isChosen = true
                         try Self.configure(
-                            chosen, pipeline: context.pipeline.syncOperations, channel: context.channel,
+                            choice, pipeline: context.pipeline.syncOperations, channel: context.channel,
                             after: context.handler, settings: settings, handler: handler, tracker: tracker,
                             logger: logger)
                     }
@@ -151,10 +195,12 @@ public final class APNsListener: Service, Sendable {
                                 let sync = channel.pipeline.syncOperations
                                 switch result {
                                 case .negotiated("h2"):
+                                    chosen.isChosen = true
                                     try Self.configure(
                                         .http2, pipeline: sync, channel: channel, after: nil, settings: settings,
                                         handler: handler, tracker: tracker, logger: logger)
                                 case .negotiated("http/1.1"):
+                                    chosen.isChosen = true
                                     try Self.configure(
                                         .http1, pipeline: sync, channel: channel, after: nil, settings: settings,
                                         handler: handler, tracker: tracker, logger: logger)
@@ -186,10 +232,12 @@ public final class APNsListener: Service, Sendable {
         case .http2:
             var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
             connectionConfiguration.initialSettings = settings
-            // No stream multiplexer: HTTP2ConnectionHandler answers every stream of the connection.
-            let http2 = NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration)
+            // No stream multiplexer: HTTP2ConnectionHandler answers every stream of the connection. It is
+            // NIOHTTP2's frame delegate to tell a connection error (a GOAWAY written) from a stream error.
             let streams = HTTP2ConnectionHandler(
                 connection: APNsConnection(), handler: handler, tracker: tracker, logger: logger)
+            let http2 = NIOHTTP2Handler(
+                mode: .server, frameDelegate: streams, connectionConfiguration: connectionConfiguration)
             try pipeline.addHandler(http2, position: position)
             try pipeline.addHandler(streams, position: .after(http2))
         case .http1:
@@ -201,6 +249,24 @@ public final class APNsListener: Service, Sendable {
                 HTTP1Handler(handler: handler, tracker: tracker, logger: logger),
             ]
             try pipeline.addHandlers(handlers, position: position)
+        }
+    }
+}
+
+/// Whether a connection has chosen its protocol; only touched on the connection's event loop.
+private final class ProtocolChoice: @unchecked Sendable {
+    var isChosen = false
+}
+
+/// Counts connections refused at the limit, so that a flood of them logs one warning per 1,000.
+private final class ConnectionRefusals: Sendable {
+    private let count = Mutex(0)
+
+    /// Counts one refusal; true for the first and every 1,000th.
+    func refused() -> Bool {
+        count.withLock { count in
+            count += 1
+            return count % 1000 == 1
         }
     }
 }

@@ -18,12 +18,27 @@ final class ConnectionTracker: Sendable {
     /// Whether the listener stopped taking new requests.
     var isQuiescing: Bool { state.withLock { $0.isQuiescing } }
 
+    /// Open connections.
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
     func add(_ channel: any Channel) {
+        _ = add(channel, limit: .max)
+    }
+
+    /// Counts a new connection in, unless `limit` connections are already open: false then (the caller
+    /// closes it), so that connections can't take every file descriptor of the process.
+    func add(_ channel: any Channel, limit: Int) -> Bool {
         let id = ObjectIdentifier(channel)
-        state.withLock { $0.connections[id] = channel }
+        let added = state.withLock { state in
+            guard state.connections.count < limit else { return false }
+            state.connections[id] = channel
+            return true
+        }
+        guard added else { return false }
         channel.closeFuture.whenComplete { [weak self] _ in
             self?.state.withLock { _ = $0.connections.removeValue(forKey: id) }
         }
+        return true
     }
 
     /// Counts a request in until `requestsFinished` counts it out — every request, its answer written

@@ -19,6 +19,9 @@ import NIOSSL
 /// Without the multiplexer, flow control of what the client sends is this handler's job: it opens
 /// the connection and stream windows again (WINDOW_UPDATE) as request bodies arrive.
 ///
+/// It is also NIOHTTP2's frame delegate: a GOAWAY that NIOHTTP2 writes with an error code tells it that
+/// the error reported next is a connection error, not a stream error (see `ProtocolErrors`).
+///
 /// On a connection error (NIOHTTP2 has already sent GOAWAY with its code: a CONTINUATION flood, rapid
 /// resets, a frame it cannot parse, bad HPACK, …) the handler stops reading at once, writes the
 /// answers of requests it already took, and closes the connection — within `closeDeadline` even if
@@ -117,7 +120,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         let action = state.errorCaught(error)
         switch action {
         case .streamRefused:
-            logger.debug("APNs HTTP/2 stream refused", metadata: ["apns.error": "\(error)"])
+            // The error's type only: NIOHTTP2's descriptions of refused header blocks carry the header
+            // values (provider tokens, device tokens in the path), which must never reach the log.
+            logger.debug("APNs HTTP/2 stream refused", metadata: ["apns.error": "\(type(of: error))"])
         case .none:
             break
         case .stopReadingAndClose, .stopReadingAndCloseWhenAnswered:
@@ -129,7 +134,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             logger.log(
                 level: isHangUp ? .trace : .debug, message,
                 metadata: [
-                    "apns.error": "\(error)", "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
+                    "apns.error": "\(type(of: error))",
+                    "apns.peer": "\(context.channel.remoteAddress.map { "\($0)" } ?? "?")",
                 ])
             context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             guard case .stopReadingAndCloseWhenAnswered = action else {
@@ -228,6 +234,15 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         let buffer = context.channel.allocator.buffer(string: body)
         let data = HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))
         context.write(handler.wrapOutboundOut(data), promise: promise)
+    }
+}
+
+extension HTTP2ConnectionHandler: NIOHTTP2FrameDelegate {
+    /// Called by NIOHTTP2 for each frame it writes; only GOAWAY matters here.
+    func wroteFrame(_ frame: HTTP2Frame) {
+        if case .goAway(_, let errorCode, _) = frame.payload {
+            state.goAwayWritten(errorCode: errorCode)
+        }
     }
 }
 

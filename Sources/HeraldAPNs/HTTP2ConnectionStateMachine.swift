@@ -93,6 +93,9 @@ struct HTTP2ConnectionStateMachine {
     /// Set by a connection error: frames are ignored, and the connection closes once the answers owed
     /// are written.
     private(set) var isClosing = false
+    /// Set once NIOHTTP2 wrote a GOAWAY with an error code: the error it reports next is a connection
+    /// error (`ProtocolErrors`).
+    private(set) var goAwayWithErrorWritten = false
 
     // MARK: Frames
 
@@ -216,13 +219,20 @@ struct HTTP2ConnectionStateMachine {
         return WriteBatch(answers: answers, closeWhenWritten: isClosing && awaitingAnswers == 0)
     }
 
+    /// NIOHTTP2 wrote a GOAWAY (it is about to report the connection error it answered, or the listener
+    /// is quiescing: `.noError`, which is no error).
+    mutating func goAwayWritten(errorCode: HTTP2ErrorCode) {
+        if errorCode != .noError { goAwayWithErrorWritten = true }
+    }
+
     /// An error from the HTTP/2 layer (NIOHTTP2 has already reset the stream, or sent GOAWAY).
     ///
-    /// An error confined to one stream (`ProtocolErrors`) changes nothing; any other one stops the
-    /// connection: pending requests are dropped, later frames ignored, and it closes once the answers
-    /// owed are written.
+    /// An error confined to one stream (`ProtocolErrors`: NIOHTTP2's, with no GOAWAY written) changes
+    /// nothing — the `StreamClosedEvent` that follows drops that stream's request; any other one stops
+    /// the connection: pending requests are dropped, later frames ignored, and it closes once the
+    /// answers owed are written.
     mutating func errorCaught(_ error: any Error) -> ErrorAction {
-        if ProtocolErrors.isConfinedToOneStream(error) { return .streamRefused }
+        if ProtocolErrors.isConfinedToOneStream(error, goAwayWritten: goAwayWithErrorWritten) { return .streamRefused }
         guard !isClosing else { return .none }
         isClosing = true
         streams = [:]

@@ -34,6 +34,11 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("device-rate-limit"), help: "Pushes per second per device before TooManyRequests (0 = off).")
     var deviceRateLimit: Double = 0
 
+    @Option(
+        name: .customLong("api-idle-timeout"),
+        help: "Seconds a JSON API connection may stay silent in the middle of a request or between requests.")
+    var apiIdleTimeout: Double = 30
+
     @Flag(name: .customLong("no-demo"), help: "Don't create the demo setup on a fresh data directory.")
     var noDemo = false
 
@@ -59,6 +64,7 @@ struct Serve: AsyncParsableCommand {
         where !(0...65535).contains(port) {
             throw ValidationError("\(name) must be a port number from 0 to 65535.")
         }
+        guard apiIdleTimeout > 0 else { throw ValidationError("--api-idle-timeout must be more than 0.") }
         guard deviceRateLimit >= 0 else { throw ValidationError("--device-rate-limit must be 0 or more.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
@@ -75,6 +81,7 @@ struct Serve: AsyncParsableCommand {
         configuration.apnsTLSPort = noTLS ? nil : apnsTLSPort
         configuration.deviceRateLimit = deviceRateLimit
         configuration.createsDemo = !noDemo
+        configuration.apiIdleTimeout = apiIdleTimeout
         let application: HeraldApplication
         switch clock {
         case .system:

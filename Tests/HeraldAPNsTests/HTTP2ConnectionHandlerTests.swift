@@ -226,7 +226,7 @@ struct HTTP2ConnectionHandlerTests {
         let connection = try TestConnection(answersAtOnce: false)
         connection.receive(
             requestHeaders(1, endStream: true), requestHeaders(3, endStream: true), requestHeaders(5, endStream: false))
-        connection.fireError(NIOHTTP2Errors.flowControlViolation())
+        connection.fireConnectionError(NIOHTTP2Errors.flowControlViolation())
         #expect(connection.stoppedReading)
         #expect(connection.channel.isActive)
         connection.receive(requestHeaders(7, endStream: true), dataFrame(5, Array("late".utf8), endStream: true))
@@ -242,7 +242,7 @@ struct HTTP2ConnectionHandlerTests {
     func connectionErrorDuringReadBurst() throws {
         let connection = try TestConnection()
         connection.read(requestHeaders(1, endStream: true))
-        connection.fireError(NIOHTTP2Errors.flowControlViolation())
+        connection.fireConnectionError(NIOHTTP2Errors.flowControlViolation())
         connection.read(requestHeaders(3, endStream: true))
         #expect(connection.channel.isActive)
         connection.readComplete()
@@ -254,7 +254,7 @@ struct HTTP2ConnectionHandlerTests {
     func connectionErrorDeadline() throws {
         let connection = try TestConnection(answersAtOnce: false)
         connection.receive(requestHeaders(1, endStream: true))
-        connection.fireError(NIOHTTP2Errors.flowControlViolation())
+        connection.fireConnectionError(NIOHTTP2Errors.flowControlViolation())
         connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1_999))
         #expect(connection.channel.isActive)
         connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
@@ -265,7 +265,7 @@ struct HTTP2ConnectionHandlerTests {
     func connectionErrorClosesAtOnce() throws {
         let connection = try TestConnection()
         connection.receive(requestHeaders(1, endStream: false), dataFrame(1, Array("abc".utf8)))
-        connection.fireError(NIOHTTP2Errors.flowControlViolation())
+        connection.fireConnectionError(NIOHTTP2Errors.flowControlViolation())
         #expect(!connection.channel.isActive)
         #expect(connection.pushes.requests.isEmpty)
         #expect(try connection.written().isEmpty)

@@ -28,6 +28,12 @@ struct HTTP2ConnectionStateMachineTests {
             &buffer, flowControlledLength: length ?? text.utf8.count, endStream: endStream, on: stream)
     }
 
+    /// A connection error as NIOHTTP2 reports one: it writes its GOAWAY, then reports the error.
+    static func connectionError(_ machine: inout Machine) -> Machine.ErrorAction {
+        machine.goAwayWritten(errorCode: .flowControlError)
+        return machine.errorCaught(NIOHTTP2Errors.flowControlViolation())
+    }
+
     // MARK: Requests
 
     @Test("HEADERS with END_STREAM dispatches at once, with the method, path and regular headers (lowercased)")
@@ -257,7 +263,7 @@ struct HTTP2ConnectionStateMachineTests {
         _ = machine.headersReceived(Self.headers(), endStream: true, on: 3)
         machine.answersDropped(count: 2)
         #expect(machine.awaitingAnswers == 0)
-        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+        guard case .stopReadingAndClose = Self.connectionError(&machine) else {
             Issue.record()
             return
         }
@@ -290,7 +296,7 @@ struct HTTP2ConnectionStateMachineTests {
     func connectionErrorClosesAtOnce() {
         var machine = Machine()
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
-        guard case .stopReadingAndClose = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+        guard case .stopReadingAndClose = Self.connectionError(&machine) else {
             Issue.record()
             return
         }
@@ -303,7 +309,7 @@ struct HTTP2ConnectionStateMachineTests {
         let action = Self.data(&machine, "x", length: 100_000, endStream: true, on: 1)
         #expect(action.connectionWindowIncrement == nil && action.streamWindowIncrement == nil)
         #expect(machine.awaitingAnswers == 0)
-        guard case .none = machine.errorCaught(NIOHTTP2Errors.flowControlViolation()) else {
+        guard case .none = Self.connectionError(&machine) else {
             Issue.record()
             return
         }
@@ -317,7 +323,7 @@ struct HTTP2ConnectionStateMachineTests {
         }
         _ = machine.headersReceived(Self.headers(), endStream: false, on: 7)
         _ = machine.answerCompleted(Self.ok("1"), on: 1)
-        let action = machine.errorCaught(NIOHTTP2Errors.flowControlViolation())
+        let action = Self.connectionError(&machine)
         guard case .stopReadingAndCloseWhenAnswered = action else {
             Issue.record("\(action)")
             return
@@ -331,5 +337,43 @@ struct HTTP2ConnectionStateMachineTests {
         #expect(batches.map { $0?.answers.map(\.streamID) } == [[1], [3], [5]])
         #expect(batches.map { $0?.closeWhenWritten } == [false, false, true])
         #expect(machine.awaitingAnswers == 0)
+    }
+
+    @Test("an HTTP/2 error reported with no GOAWAY written is a stream error (NIOHTTP2 reset only that stream)")
+    func errorWithoutGoAwayIsAStreamError() {
+        var machine = Machine()
+        _ = machine.headersReceived(Self.headers(), endStream: false, on: 1)
+        _ = machine.headersReceived(Self.headers(), endStream: false, on: 3)
+        // A WINDOW_UPDATE of 0 on stream 1 (RFC 9113 §6.9): RST_STREAM, no GOAWAY.
+        guard case .streamRefused = machine.errorCaught(NIOHTTP2Errors.invalidWindowIncrementSize()) else {
+            Issue.record()
+            return
+        }
+        machine.streamClosed(1)
+        #expect(!machine.isClosing)
+        guard case .dispatch = Self.data(&machine, "x", endStream: true, on: 3).request else {
+            Issue.record()
+            return
+        }
+    }
+
+    @Test("a quiescing GOAWAY (NO_ERROR) makes no later HTTP/2 error a connection error")
+    func quiescingGoAwayIsNoError() {
+        var machine = Machine()
+        machine.goAwayWritten(errorCode: .noError)
+        guard case .streamRefused = machine.errorCaught(NIOHTTP2Errors.streamClosed(streamID: 1, errorCode: .cancel))
+        else {
+            Issue.record()
+            return
+        }
+    }
+
+    @Test("an error that is not NIOHTTP2's (TLS, I/O) closes the connection though no GOAWAY was written")
+    func otherErrorsClose() {
+        var machine = Machine()
+        guard case .stopReadingAndClose = machine.errorCaught(ChannelError.ioOnClosedChannel) else {
+            Issue.record()
+            return
+        }
     }
 }

@@ -84,12 +84,13 @@ struct TestConnection {
     let flushes = FlushCounter()
     let pushes: FakePushHandler
     let tracker: ConnectionTracker
+    let handler: HTTP2ConnectionHandler
 
     init(answersAtOnce: Bool = true, tracker: ConnectionTracker = ConnectionTracker()) throws {
         channel = EmbeddedChannel()
         pushes = FakePushHandler(answersAtOnce: answersAtOnce)
         self.tracker = tracker
-        let handler = HTTP2ConnectionHandler(
+        handler = HTTP2ConnectionHandler(
             connection: APNsConnection(), handler: pushes, tracker: tracker, logger: Logger(label: "test")
         )
         try channel.pipeline.syncOperations.addHandler(flushes)
@@ -118,6 +119,14 @@ struct TestConnection {
 
     func fireError(_ error: any Error) {
         channel.pipeline.syncOperations.fireErrorCaught(error)
+    }
+
+    /// A connection error as NIOHTTP2 reports one: it writes GOAWAY (telling its frame delegate), then
+    /// reports the error.
+    func fireConnectionError(_ error: any Error, code: HTTP2ErrorCode = .flowControlError) {
+        handler.wroteFrame(
+            HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: code, opaqueData: nil)))
+        fireError(error)
     }
 
     /// The frames written since the last call.

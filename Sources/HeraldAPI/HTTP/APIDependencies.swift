@@ -28,6 +28,10 @@ public struct APIDependencies: Sendable {
     public var logger: Logger
     /// How often an idle SSE stream sends a comment to keep proxies and clients from timing out.
     public var heartbeatInterval: Duration
+    /// How long an API connection may go without a byte while it sends a request (a body or headers
+    /// that never end) or between requests; then it is closed. A response being sent (an SSE or
+    /// WebSocket stream) is not idle.
+    public var idleTimeout: Duration = .seconds(30)
 
     /// The dependencies; `now`, `logger` and the heartbeat interval have production defaults.
     public init(

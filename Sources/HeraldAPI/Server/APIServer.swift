@@ -16,7 +16,9 @@ public func makeAPIServerBuilder(_ dependencies: APIDependencies) -> HTTPServerB
         authenticator: Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
     )
     return .http1WebSocketUpgrade(
-        configuration: .init(http1: .init(), ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
+        configuration: .init(
+            http1: .init(idleTimeout: TimeAmount(dependencies.idleTimeout)),
+            ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
     ) { head, channel, logger in
         await streams.shouldUpgrade(head, channel: channel, logger: logger)
     }

@@ -149,6 +149,7 @@ public final class HeraldApplication: Sendable {
             store: store, registry: registry, hub: hub, policy: policy, adminToken: adminToken, now: now, logger: logger
         )
         dependencies.clockControl = timeControl
+        dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger

@@ -17,6 +17,8 @@ public struct HeraldConfiguration: Sendable {
     public var createsDemo: Bool = true
     /// The largest number of notifications committed in one transaction.
     public var maximumBatch: Int = 512
+    /// Seconds an API connection may stay silent while sending a request or between requests.
+    public var apiIdleTimeout: Double = 30
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

@@ -1,0 +1,75 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import HeraldAPNs
+
+/// The listener's bounds on connections: how many may be open, and how long one may stay silent before
+/// choosing its protocol. A real listener on a free port, with plain TCP clients.
+@Suite("APNsListener limits")
+struct APNsListenerLimitsTests {
+    static func listener(
+        maximumConnections: Int, timeout: TimeAmount, group: any EventLoopGroup
+    ) async throws -> (APNsListener, Int) {
+        var configuration = APNsListenerConfiguration(host: "127.0.0.1", cleartextPort: 0, tlsPort: nil)
+        configuration.maximumConnections = maximumConnections
+        configuration.protocolChoiceTimeout = timeout
+        let listener = APNsListener(
+            configuration: configuration, handler: FakePushHandler(answersAtOnce: true), group: group,
+            logger: Logger(label: "test"))
+        let addresses = try await listener.bind()
+        return (listener, addresses.cleartext.port ?? 0)
+    }
+
+    static func connect(_ port: Int, group: any EventLoopGroup) async throws -> any Channel {
+        try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+    }
+
+    /// Waits up to `seconds` for the channel to be closed by the server.
+    static func closed(_ channel: any Channel, within seconds: Double) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if !channel.isActive { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return !channel.isActive
+    }
+
+    @Test("a connection that sends nothing is closed once the protocol-choice timeout passes")
+    func silentConnectionClosed() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (listener, port) = try await Self.listener(
+            maximumConnections: 10, timeout: .seconds(1), group: group)
+        let preface = try await Self.connect(port, group: group)
+        try await preface.writeAndFlush(ByteBuffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\u{4}\0\0\0\0\0"))
+        let silent = try await Self.connect(port, group: group)
+        #expect(await Self.closed(silent, within: 10))
+        // A connection that chose HTTP/2 stays, idle as providers keep theirs.
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(preface.isActive)
+        try await preface.close()
+        await listener.drain()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("past the maximum a new connection is closed at once; one more is taken when one closes")
+    func connectionLimit() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (listener, port) = try await Self.listener(maximumConnections: 2, timeout: .seconds(60), group: group)
+        let first = try await Self.connect(port, group: group)
+        let second = try await Self.connect(port, group: group)
+        let third = try await Self.connect(port, group: group)
+        #expect(await Self.closed(third, within: 3))
+        #expect(first.isActive && second.isActive)
+        try await first.close()
+        try await Task.sleep(for: .milliseconds(100))
+        let fourth = try await Self.connect(port, group: group)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fourth.isActive)
+        try await second.close()
+        try await fourth.close()
+        await listener.drain()
+        try await group.shutdownGracefully()
+    }
+}

@@ -1,0 +1,189 @@
+"""Abuse of the JSON API (Hummingbird, --api-port): streams that never read, huge bodies, a body that
+never ends. Each keeps the server's memory bounded, gets a clear answer (a JSON error
+with a message) or a closed connection, and leaves other users served. Cost: ~15 s."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from h2_attacks import RssSampler
+from herald_support import REPORT, H2Client, alert_payload, new_apns_id, payload_of_size, stalled_sse_socket
+
+
+def raw_api_socket(env, rcvbuf: int | None = None) -> socket.socket:
+    parts = urlsplit(env.api_url)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.settimeout(10)
+    s.connect((parts.hostname, parts.port))
+    return s
+
+
+def read_until_closed(s: socket.socket, timeout: float) -> tuple[bytes, float | None]:
+    """What the server sent, and when (seconds) it closed the connection (None: still open)."""
+    answer, start = b"", time.monotonic()
+    s.settimeout(0.2)
+    while time.monotonic() - start < timeout:
+        try:
+            data = s.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            return answer, time.monotonic() - start
+        if not data:
+            return answer, time.monotonic() - start
+        answer += data
+    return answer, None
+
+
+def others_are_served(env) -> None:
+    """Another user reads their list, and a provider's push is answered and listed."""
+    other = env.new_device()
+    with H2Client(env.apns_url) as c:
+        apns_id = new_apns_id()
+        st = c.push(other.device_token, env.headers(apns_id=apns_id), alert_payload("bystander"))
+        assert st.status == 200, st
+    assert apns_id in env.listed_ids(other)
+
+
+@pytest.fixture
+def short_idle(herald_factory):
+    """A server whose API connections may stay silent mid-request for 1 s (the default is 30 s)."""
+    return herald_factory("api-idle", ["--api-idle-timeout", "1"])
+
+
+def test_a_body_that_never_ends_is_cut_off_at_the_idle_timeout(short_idle):
+    env = short_idle
+    s = raw_api_socket(env)
+    try:
+        s.sendall(b"POST /v1/admin/users HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer " + env.admin_token.encode()
+                  + b"\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"name\":\"slow")
+        others_are_served(env)
+        _, closed = read_until_closed(s, 6)
+        assert closed is not None, "a request body that stopped coming kept its connection open"
+    finally:
+        s.close()
+    users = env.admin("GET", "/v1/admin/users")["users"]
+    assert not any(u["name"].startswith("slow") for u in users), users
+
+
+def test_an_idle_keep_alive_connection_is_closed_but_a_quiet_stream_is_not(short_idle):
+    """Between requests the idle timeout applies; an SSE stream being answered is never idle."""
+    env = short_idle
+    device = env.new_device()
+    stream = stalled_sse_socket(env.api_url, device.device_id, device.user_token, rcvbuf=65536)
+    idle = raw_api_socket(env)
+    try:
+        idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: herald\r\n\r\n")
+        answer, closed = read_until_closed(idle, 6)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:100]
+        assert closed is not None, "an idle keep-alive connection was kept past the idle timeout"
+        stream.settimeout(0.2)
+        got = b""
+        deadline = time.monotonic() + 1
+        while time.monotonic() < deadline:
+            try:
+                data = stream.recv(65536)
+            except socket.timeout:
+                continue
+            assert data, "the SSE stream was closed by the idle timeout"
+            got += data
+        assert got.startswith(b"HTTP/1.1 200"), got[:100]
+    finally:
+        idle.close()
+        stream.close()
+
+
+def test_a_huge_declared_body_is_refused_with_413_without_reading_it(herald, device):
+    """Content-Length of 1 GB: 413 `payload_too_large` as JSON once the first 64 KiB are in (the client
+    need not send the rest to get it), nothing changed, the server serves on."""
+    users_before = len(herald.admin("GET", "/v1/admin/users")["users"])
+    s = raw_api_socket(herald)
+    sent = 0
+    try:
+        s.sendall(b"POST /v1/admin/users HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer "
+                  + herald.admin_token.encode() + b"\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n")
+        chunk = b"a" * 65536
+        s.settimeout(0.5)
+        start = time.monotonic()
+        while time.monotonic() - start < 5 and sent < 8 << 20:
+            try:
+                s.sendall(chunk)
+                sent += len(chunk)
+            except (socket.timeout, OSError):
+                break
+        answer = b""
+        s.settimeout(5)
+        while b"}}" not in answer:
+            data = s.recv(65536)
+            if not data:
+                break
+            answer += data
+    finally:
+        s.close()
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    body = answer.split(b"\r\n\r\n", 1)[1]
+    assert b'"payload_too_large"' in body and b'"message"' in body, body[:300]
+    assert len(herald.admin("GET", "/v1/admin/users")["users"]) == users_before
+    others_are_served(herald)
+
+
+def test_a_chunked_body_over_the_limit_is_refused_with_413(herald, device):
+    s = raw_api_socket(herald)
+    try:
+        s.sendall(b"PUT /v1/me/preferences HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer "
+                  + device.user_token.encode() + b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"10000\r\n" + b"a" * 0x10000 + b"\r\n"
+        s.settimeout(0.5)
+        for _ in range(64):
+            try:
+                s.sendall(chunk)
+            except (socket.timeout, OSError):
+                break
+        answer, _ = read_until_closed(s, 5)
+    finally:
+        s.close()
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b'"payload_too_large"' in answer, answer[:300]
+    others_are_served(herald)
+
+
+def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
+    """300 SSE and 100 WebSocket sessions of one device that never read while 200 pushes of 3 KB reach
+    it: every stalled session's queue is bounded (then it falls back to the store), so the server grows
+    by little, and another user's push and list are served meanwhile."""
+    device = herald.new_device()
+    rss = RssSampler(herald.server.proc.pid)
+    rss.start()
+    socks = []
+    try:
+        for _ in range(300):
+            socks.append(stalled_sse_socket(herald.api_url, device.device_id, device.user_token, rcvbuf=4096))
+        parts = urlsplit(herald.api_url)
+        for _ in range(100):
+            s = raw_api_socket(herald, rcvbuf=4096)
+            key = base64.b64encode(os.urandom(16)).decode()
+            s.sendall((f"GET /v1/devices/{device.device_id}/stream HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+                       f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                       f"Sec-WebSocket-Version: 13\r\nAuthorization: Bearer {device.user_token}\r\n\r\n").encode())
+            socks.append(s)
+        payload = payload_of_size(3000)
+        with H2Client(herald.apns_url) as c:
+            results = c.push_many([(device.device_token, herald.headers(), payload) for _ in range(200)], window=50)
+        assert all(r.status == 200 for r in results), [r for r in results if r.status != 200][:3]
+        others_are_served(herald)
+    finally:
+        rss.stop()
+        for s in socks:
+            s.close()
+    grown = (rss.peak_kib - rss.start_kib) / 1024
+    REPORT.append(f"400 stalled SSE/WebSocket sessions × 200 pushes of 3 KB: server RSS peak {grown:+.1f} MiB")
+    # Unbounded, each session would hold 600 KB of events: 240 MB.
+    assert grown < 96, f"the server grew by {grown:.0f} MiB"
