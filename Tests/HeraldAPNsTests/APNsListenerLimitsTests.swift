@@ -48,7 +48,8 @@ struct APNsListenerLimitsTests {
         // A connection that chose HTTP/2 stays, idle as providers keep theirs.
         try await Task.sleep(for: .milliseconds(1200))
         #expect(preface.isActive)
-        try await preface.close()
+        // Closing may race the client's own event loop noticing anything; what counts is the check above.
+        try? await preface.close()
         await listener.drain()
         try await group.shutdownGracefully()
     }
