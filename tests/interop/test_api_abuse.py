@@ -74,6 +74,69 @@ def test_a_body_that_never_ends_is_cut_off_at_the_idle_timeout(short_idle):
     assert not any(u["name"].startswith("slow") for u in users), users
 
 
+def test_headers_that_never_end_are_cut_off_with_408(short_idle):
+    """Slowloris: a request line, then a header every 0.3 s, never the blank line. The first head of a
+    connection must arrive within the idle timeout (RequestHeadGuard), else 408 and closed."""
+    env = short_idle
+    s = raw_api_socket(env)
+    try:
+        s.sendall(b"GET /v1/me/preferences HTTP/1.1\r\nHost: herald\r\n")
+        start, closed_at = time.monotonic(), None
+        for index in range(40):  # 12 s of trickling, far past the 1 s timeout
+            try:
+                s.sendall(b"X-Slow-%d: 1\r\n" % index)
+            except OSError:
+                closed_at = time.monotonic() - start
+                break
+            time.sleep(0.3)
+        answer, closed = read_until_closed(s, 3)
+        assert closed_at is not None or closed is not None, "headers that never ended kept the connection open"
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert b'"code":"request_timeout"' in answer, answer
+        others_are_served(env)
+    finally:
+        s.close()
+
+
+def test_a_head_sent_a_byte_at_a_time_within_the_timeout_is_served(herald, device):
+    """The blank line split over reads (and every other byte) still ends the head."""
+    s = raw_api_socket(herald)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        request = (b"GET /v1/me/preferences HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer "
+                   + device.user_token.encode() + b"\r\nConnection: close\r\n\r\n")
+        for index in range(len(request)):
+            s.sendall(request[index:index + 1])
+            if index % 16 == 0:
+                time.sleep(0.001)
+        answer, closed = read_until_closed(s, 5)
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    finally:
+        s.close()
+
+
+def test_a_request_head_over_the_limit_is_refused_with_431(herald, device):
+    """Header bytes past 96 KiB without the blank line: 431 as JSON, closed, and the server serves on."""
+    s = raw_api_socket(herald)
+    try:
+        s.sendall(b"GET /v1/me/preferences HTTP/1.1\r\nHost: herald\r\n")
+        sent = 0
+        try:
+            while sent < 1 << 20:
+                s.sendall(b"X-Big: " + b"a" * 4000 + b"\r\n")
+                sent += 4009
+        except OSError:
+            pass
+        answer, closed = read_until_closed(s, 5)
+        assert closed is not None, "the connection stayed open"
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
+        assert b'"code":"request_head_too_large"' in answer, answer
+        assert sent < 1 << 20 or closed is not None
+    finally:
+        s.close()
+    others_are_served(herald)
+
+
 def test_an_idle_keep_alive_connection_is_closed_but_a_quiet_stream_is_not(short_idle):
     """Between requests the idle timeout applies; an SSE stream being answered is never idle."""
     env = short_idle

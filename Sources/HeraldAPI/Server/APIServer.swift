@@ -9,18 +9,26 @@ public typealias APIApplication = Application<RouterResponder<APIRequestContext>
 
 /// The HTTP/1.1 server of the JSON API with the WebSocket upgrade of the stream route: requests
 /// with `Upgrade: websocket` on `/v1/devices/{device_id}/stream` become WebSocket sessions, all
-/// others go to the router.
+/// others go to the router. A connection's first request head must arrive within the idle timeout
+/// and 96 KiB (`RequestHeadGuard`); later ones are under Hummingbird's idle timeout.
 public func makeAPIServerBuilder(_ dependencies: APIDependencies) -> HTTPServerBuilder {
     let streams = WebSocketStreams(
         dependencies: dependencies,
         authenticator: Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
     )
-    return .http1WebSocketUpgrade(
-        configuration: .init(
-            http1: .init(idleTimeout: TimeAmount(dependencies.idleTimeout)),
-            ws: .init(autoPing: .enabled(timePeriod: .seconds(30))))
-    ) { head, channel, logger in
-        await streams.shouldUpgrade(head, channel: channel, logger: logger)
+    let idleTimeout = TimeAmount(dependencies.idleTimeout)
+    return HTTPServerBuilder { responder in
+        RequestHeadGuardedChannel(
+            base: HTTP1WebSocketUpgradeChannel(
+                responder: responder,
+                configuration: .init(
+                    http1: .init(idleTimeout: idleTimeout), ws: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
+                shouldUpgrade: { head, channel, logger in
+                    await streams.shouldUpgrade(head, channel: channel, logger: logger)
+                }
+            ),
+            timeout: idleTimeout
+        )
     }
 }
 
