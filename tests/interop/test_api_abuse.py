@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import resource
 import socket
 import time
 from urllib.parse import urlsplit
@@ -250,3 +251,36 @@ def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
     REPORT.append(f"400 stalled SSE/WebSocket sessions × 200 pushes of 3 KB: server RSS peak {grown:+.1f} MiB")
     # Unbounded, each session would hold 600 KB of events: 240 MB.
     assert grown < 96, f"the server grew by {grown:.0f} MiB"
+
+
+def test_api_connections_past_the_limit_are_closed_at_once(herald_factory):
+    """The API takes at most 40% of the open-files limit (here lowered to 256 for the server: 102
+    connections); past it a new connection is closed at once, and once connections close new ones are
+    served again."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        env = herald_factory("api-fd-limit")
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    device = env.new_device()
+    sockets = []
+    try:
+        for _ in range(150):
+            sockets.append(raw_api_socket(env))
+        time.sleep(1.0)
+        closed = 0
+        for s in sockets:
+            s.setblocking(False)
+            try:
+                closed += s.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+        assert 150 - 102 <= closed <= 150 - 90, f"{closed} of 150 closed"
+    finally:
+        for s in sockets:
+            s.close()
+    time.sleep(0.5)
+    assert env.listed_ids(device) == []

@@ -32,6 +32,20 @@ public struct APIDependencies: Sendable {
     /// that never end) or between requests; then it is closed. A response being sent (an SSE or
     /// WebSocket stream) is not idle.
     public var idleTimeout: Duration = .seconds(30)
+    /// Open connections of the JSON API (requests and SSE/WebSocket streams); past it a new connection
+    /// is closed at once. By default 40% of the process's open-files limit (the APNs listeners take
+    /// half, the rest is left to the database and files).
+    public var maximumConnections: Int = APIDependencies.defaultMaximumConnections()
+
+    /// 40% of the soft open-files limit, at least 64.
+    public static func defaultMaximumConnections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return 8_000
+        }
+        let files = Int(clamping: limit.rlim_cur)
+        return max(min(64, files), files * 2 / 5)
+    }
 
     /// The dependencies; `now`, `logger` and the heartbeat interval have production defaults.
     public init(

@@ -10,13 +10,15 @@ public typealias APIApplication = Application<RouterResponder<APIRequestContext>
 /// The HTTP/1.1 server of the JSON API with the WebSocket upgrade of the stream route: requests
 /// with `Upgrade: websocket` on `/v1/devices/{device_id}/stream` become WebSocket sessions, all
 /// others go to the router. A connection's first request head must arrive within the idle timeout
-/// and 96 KiB (`RequestHeadGuard`); later ones are under Hummingbird's idle timeout.
+/// and 96 KiB (`RequestHeadGuard`); later ones are under Hummingbird's idle timeout. Past
+/// `maximumConnections` open connections a new one is closed at once.
 public func makeAPIServerBuilder(_ dependencies: APIDependencies) -> HTTPServerBuilder {
     let streams = WebSocketStreams(
         dependencies: dependencies,
         authenticator: Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
     )
     let idleTimeout = TimeAmount(dependencies.idleTimeout)
+    let connections = APIConnectionCount(limit: dependencies.maximumConnections)
     return HTTPServerBuilder { responder in
         RequestHeadGuardedChannel(
             base: HTTP1WebSocketUpgradeChannel(
@@ -27,7 +29,7 @@ public func makeAPIServerBuilder(_ dependencies: APIDependencies) -> HTTPServerB
                     await streams.shouldUpgrade(head, channel: channel, logger: logger)
                 }
             ),
-            timeout: idleTimeout
+            timeout: idleTimeout, connections: connections, logger: dependencies.logger
         )
     }
 }

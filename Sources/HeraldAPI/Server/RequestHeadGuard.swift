@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import Synchronization
 
 /// Bounds the first request head of a JSON API connection in time and size.
 ///
@@ -101,12 +102,24 @@ final class RequestHeadGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// A child channel of the API server with `RequestHeadGuard` first in its pipeline.
+/// A child channel of the API server with `RequestHeadGuard` first in its pipeline, counted against
+/// the API's connection limit.
 struct RequestHeadGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let base: Base
     let timeout: TimeAmount
+    let connections: APIConnectionCount
+    let logger: Logger
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
+        guard connections.add(channel) else {
+            if connections.refused() {
+                self.logger.warning(
+                    "API connection refused: too many open connections",
+                    metadata: ["api.maximum_connections": "\(connections.limit)"])
+            }
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(APIConnectionCount.TooMany())
+        }
         do {
             try channel.pipeline.syncOperations.addHandler(RequestHeadGuard(timeout: timeout), position: .first)
         } catch {
@@ -118,4 +131,35 @@ struct RequestHeadGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     func handle(value: Base.Value, logger: Logger) async {
         await base.handle(value: value, logger: logger)
     }
+}
+
+/// The open connections of the JSON API, against its limit.
+final class APIConnectionCount: Sendable {
+    struct TooMany: Error {}
+
+    let limit: Int
+    private let state = Mutex((open: 0, refused: 0))
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts the channel in until it closes; false (and not counted) past the limit.
+    func add(_ channel: any Channel) -> Bool {
+        let added = state.withLock { state in
+            guard state.open < limit else { return false }
+            state.open += 1
+            return true
+        }
+        if added { channel.closeFuture.whenComplete { _ in self.state.withLock { $0.open -= 1 } } }
+        return added
+    }
+
+    /// Counts a refusal; true for the first and every 1,000th (log those, not each).
+    func refused() -> Bool {
+        state.withLock { state in
+            state.refused += 1
+            return state.refused % 1000 == 1
+        }
+    }
+
+    var open: Int { state.withLock { $0.open } }
 }
