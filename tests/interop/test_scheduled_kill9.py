@@ -16,7 +16,7 @@ from herald_support import REPORT, H2Client, SSEClient, new_apns_id
 ZONE = "Asia/Kolkata"  # UTC+05:30 all year
 EVERY_DAY = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 ROUNDS = 4  # per kind of work; each round is one kill and one restart (~1 s)
-USERS = 12  # per round: enough work that a kill can land in the middle of it
+USERS = 8  # per round: enough work that a kill can land in the middle of it
 HELD = 3  # pushes held per user
 FIRST_GUESS = 0.05  # seconds a clock move that releases everything takes (measured again each round)
 
