@@ -16,6 +16,11 @@ import Synchronization
 ///
 /// Each pass reports to `progress`, so a move of the manual clock (`ClockController`) can wait
 /// until the service has acted at the new time.
+///
+/// A user whose held notifications could not be decided again (a full disk, say) is not skipped: the
+/// pass is tried again after a wait on the wall clock (1 s, doubling up to `maximumRetryDelay`, also
+/// under a manual clock, which does not move by itself) until it succeeds. Deciding again is
+/// idempotent: what was released is no longer held.
 final class FocusService: Service, ClockFollowing {
     private struct FocusUser: Sendable {
         var modes: FocusModes
@@ -26,7 +31,13 @@ final class FocusService: Service, ClockFollowing {
         var users: [String: FocusUser] = [:]
         /// Users whose state changed since the last pass.
         var changed: Set<String> = []
+        /// Users to decide again at a later pass because this one failed, with whether their state
+        /// had changed (then their Focus modes are read again too).
+        var failed: [String: Bool] = [:]
     }
+
+    /// The longest wait between two tries of a user whose held notifications could not be decided.
+    static let maximumRetryDelay: Duration = .seconds(10)
 
     private let engine: DeliveryPolicyEngine
     private let events: PolicyActivityFanOut
@@ -67,23 +78,44 @@ final class FocusService: Service, ClockFollowing {
             await reevaluate(user.userID, stateChanged: false, now: lastCheck)
         }
         events.publish(.serviceReady(name: "focus"))
+        var retryDelay: Duration = .seconds(1)
         while !Task.isCancelled {
             let deadline = nextChange(after: lastCheck)
             progress.passed(through: lastCheck, next: deadline)
+            // Something to try again: a wake-up on the wall clock too (a manual clock may never move).
+            let retry =
+                state.withLock({ $0.failed.isEmpty })
+                ? nil
+                : Task { [wake, retryDelay] in
+                    try? await Task.sleep(for: retryDelay)
+                    if !Task.isCancelled { wake.signal() }
+                }
             await wake.wait(until: deadline, on: clock)
+            retry?.cancel()
             if Task.isCancelled { break }
             let now = clock.now
-            let changed = state.withLock { state in
-                defer { state.changed = [] }
-                return state.changed
+            let (changed, retrying) = state.withLock { state in
+                defer {
+                    state.changed = []
+                    state.failed = [:]
+                }
+                return (state.changed, state.failed)
             }
-            for userID in changed.sorted() {
+            let changedOrRetried = changed.union(retrying.filter(\.value).keys)
+            for userID in changedOrRetried.sorted() {
                 await reload(userID)
                 await reevaluate(userID, stateChanged: true, now: now)
             }
+            for userID in retrying.filter({ !$0.value && !changedOrRetried.contains($0.key) }).keys.sorted() {
+                await reevaluate(userID, stateChanged: false, now: now)
+            }
+            if !retrying.isEmpty {
+                retryDelay =
+                    state.withLock({ $0.failed.isEmpty }) ? .seconds(1) : min(retryDelay * 2, Self.maximumRetryDelay)
+            }
             let due = state.withLock { state in
                 state.users.filter {
-                    !changed.contains($0.key)
+                    !changedOrRetried.contains($0.key) && retrying[$0.key] == nil
                         && ($0.value.modes.nextChange(after: lastCheck, in: $0.value.timeZone).map { $0 <= now }
                             ?? false)
                 }
@@ -111,8 +143,8 @@ final class FocusService: Service, ClockFollowing {
                 modes: FocusModes(modes), timeZone: (preferences ?? DevicePolicyContext.defaultPreferences).timeZone)
             state.withLock { $0.users[userID] = modes.isEmpty ? nil : user }
         } catch {
-            logger.error(
-                "Could not read a user's Focus modes", metadata: ["user.id": "\(userID)", "error": "\(error)"])
+            log(error, "Could not read a user's Focus modes", userID: userID)
+            retryLater(userID, stateChanged: true)
         }
     }
 
@@ -120,9 +152,23 @@ final class FocusService: Service, ClockFollowing {
         do {
             let changes = try await engine.reevaluateHeld(userID: userID, stateChanged: stateChanged, now: now)
             events.publish(.heldReevaluated(userID: userID, at: now, changes: changes))
+        } catch is CancellationError {
+            return  // shutting down
         } catch {
-            logger.error(
-                "Could not decide held notifications again", metadata: ["user.id": "\(userID)", "error": "\(error)"])
+            log(error, "Could not decide held notifications again", userID: userID)
+            retryLater(userID, stateChanged: stateChanged)
         }
+    }
+
+    private func retryLater(_ userID: String, stateChanged: Bool) {
+        state.withLock { state in state.failed[userID] = (state.failed[userID] ?? false) || stateChanged }
+    }
+
+    /// Logs a failure: a storage fault only at `debug` (the store logged it once; a full disk must
+    /// not write a line per user and retry), anything else as an error.
+    private func log(_ error: any Error, _ message: Logger.Message, userID: String) {
+        logger.log(
+            level: error is StorageFaultError ? .debug : .error, message,
+            metadata: ["user.id": "\(userID)", "error": "\(error)"])
     }
 }

@@ -19,6 +19,11 @@ import Synchronization
 ///
 /// Each pass reports to `progress`, so a move of the manual clock (`ClockController`) can wait
 /// until the service has delivered what is due at the new time.
+///
+/// A summary the store could not release (a full disk, say) is not skipped: it is tried again after
+/// a wait on the wall clock (1 s, doubling up to `maximumRetryDelay`, also under a manual clock,
+/// which does not move by itself), until it is released; the store's record of the slot keeps it
+/// exactly once. Schedules that could not be read are read again the same way.
 final class SummaryService: Service, ClockFollowing {
     private struct SummaryUser: Sendable {
         var schedule: SummarySchedule
@@ -34,6 +39,13 @@ final class SummaryService: Service, ClockFollowing {
     private let isDirty = Mutex(false)
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
+    /// The summaries a pass could not release, to try again (`retryFailed`).
+    private let failed = Mutex<[(userID: String, slot: Date)]>([])
+    /// Whether the start-up reading of the schedules (and its catching up) is still to be done.
+    private let isCatchUpPending = Mutex(false)
+
+    /// The longest wait between two tries of a summary that could not be released.
+    static let maximumRetryDelay: Duration = .seconds(10)
 
     init(engine: DeliveryPolicyEngine, events: PolicyActivityFanOut, logger: Logger) {
         self.engine = engine
@@ -61,14 +73,27 @@ final class SummaryService: Service, ClockFollowing {
         defer { progress.finish() }
         let clock = engine.clock
         var lastCheck = clock.now
-        await reload(catchingUp: true, nextAfter: lastCheck)
+        if !(await reload(catchingUp: true, nextAfter: lastCheck)) { isCatchUpPending.withLock { $0 = true } }
         policyEvents.publish(.serviceReady(name: "summary"))
+        var retryDelay: Duration = .seconds(1)
         while !Task.isCancelled {
             let deadline = users.withLock { $0.values.compactMap(\.next).min() }
             progress.passed(through: lastCheck, next: deadline)
+            // Something to try again: a wake-up on the wall clock too (a manual clock may never move).
+            let retry =
+                hasWorkToRetry
+                ? Task { [wake, retryDelay] in
+                    try? await Task.sleep(for: retryDelay)
+                    if !Task.isCancelled { wake.signal() }
+                } : nil
             await wake.wait(until: deadline, on: clock)
+            retry?.cancel()
             if Task.isCancelled { break }
             let now = clock.now
+            if hasWorkToRetry {
+                await retryFailed(now: now, lastCheck: lastCheck)
+                retryDelay = hasWorkToRetry ? min(retryDelay * 2, Self.maximumRetryDelay) : .seconds(1)
+            }
             if isDirty.withLock({ dirty in
                 defer { dirty = false }
                 return dirty
@@ -90,10 +115,42 @@ final class SummaryService: Service, ClockFollowing {
         }
     }
 
+    private var hasWorkToRetry: Bool {
+        !failed.withLock(\.isEmpty) || isCatchUpPending.withLock { $0 }
+    }
+
+    /// Tries again what earlier passes could not do: the start-up reading of the schedules, then
+    /// the summaries that were not released (in slot order; a slot released meanwhile is not
+    /// released twice: the store keeps it once).
+    private func retryFailed(now: Date, lastCheck: Date) async {
+        if isCatchUpPending.withLock({ $0 }) {
+            guard await reload(catchingUp: true, nextAfter: lastCheck) else { return }
+            isCatchUpPending.withLock { $0 = false }
+        }
+        let retrying = failed.withLock { failed in
+            defer { failed = [] }
+            return failed
+        }
+        guard !retrying.isEmpty else { return }
+        logger.debug("Trying Scheduled Summaries again", metadata: ["summaries": "\(retrying.count)"])
+        await deliver(retrying.sorted { ($0.slot, $0.userID) < ($1.slot, $1.userID) }, now: now)
+    }
+
+    /// Summaries to try again at a later pass.
+    private func retryLater(_ summaries: some Sequence<(userID: String, slot: Date)>) {
+        failed.withLock { failed in
+            for summary in summaries
+            where !failed.contains(where: { $0.userID == summary.userID && $0.slot == summary.slot }) {
+                failed.append(summary)
+            }
+        }
+    }
+
     /// Reads every schedule; the next time of each is the first after `nextAfter`. With
     /// `catchingUp` (start-up), first delivers each user's latest summary time that passed
-    /// undelivered (Herald was down at that time).
-    private func reload(catchingUp: Bool, nextAfter: Date) async {
+    /// undelivered (Herald was down at that time). False when the schedules could not be read.
+    @discardableResult
+    private func reload(catchingUp: Bool, nextAfter: Date) async -> Bool {
         let now = engine.clock.now
         do {
             let records = try await engine.store.usersWithSummary()
@@ -111,9 +168,21 @@ final class SummaryService: Service, ClockFollowing {
             }
             await deliver(missed, now: now)
             users.withLock { $0 = loaded }
+            return true
         } catch {
-            logger.error("Could not read the summary schedules", metadata: ["error": "\(error)"])
+            log(error, "Could not read the summary schedules", [:])
+            // Read them again at the next pass (a retry comes within `maximumRetryDelay`).
+            if !catchingUp { isDirty.withLock { $0 = true } }
+            return false
         }
+    }
+
+    /// Logs a failure: a storage fault only at `debug` (the store logged it once; a full disk must
+    /// not write a line per user and retry), anything else as an error.
+    private func log(_ error: any Error, _ message: Logger.Message, _ metadata: Logger.Metadata) {
+        var metadata = metadata
+        metadata["error"] = "\(error)"
+        logger.log(level: error is StorageFaultError ? .debug : .error, message, metadata: metadata)
     }
 
     /// How many users' summaries share one store transaction.
@@ -154,9 +223,8 @@ final class SummaryService: Service, ClockFollowing {
                         let events = try await engine.store.releaseSummaries([item.release], at: now)
                         announce(item, events: events.first ?? nil, now: now)
                     } catch {
-                        logger.error(
-                            "Could not deliver a Scheduled Summary",
-                            metadata: ["user.id": "\(item.release.userID)", "error": "\(error)"])
+                        log(error, "Could not deliver a Scheduled Summary", ["user.id": "\(item.release.userID)"])
+                        retryLater([(item.release.userID, item.release.slot)])
                     }
                 }
             }
@@ -166,7 +234,7 @@ final class SummaryService: Service, ClockFollowing {
     private typealias Prepared = (release: SummaryRelease, digest: SummaryDigest)
 
     /// Prepares the summaries: `readSize` users per store read, the reads and the ranking of a batch
-    /// in parallel, in order; a part that fails is logged and left out (delivered at the next pass).
+    /// in parallel, in order; a part that fails is logged and left out (tried again later).
     private func prepare(_ summaries: ArraySlice<(userID: String, slot: Date)>) async -> [Prepared] {
         let parts = stride(from: summaries.startIndex, to: summaries.endIndex, by: Self.readSize).map {
             Array(summaries[$0..<min($0 + Self.readSize, summaries.endIndex)])
@@ -178,9 +246,8 @@ final class SummaryService: Service, ClockFollowing {
                     do {
                         return (index, try await self.prepare(part))
                     } catch {
-                        self.logger.error(
-                            "Could not prepare Scheduled Summaries",
-                            metadata: ["users": "\(part.count)", "error": "\(error)"])
+                        self.log(error, "Could not prepare Scheduled Summaries", ["users": "\(part.count)"])
+                        self.retryLater(part)
                         return (index, [])
                     }
                 }

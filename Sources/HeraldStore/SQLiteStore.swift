@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import Logging
 import ServiceLifecycle
 
 /// Herald's embedded store: one SQLite database in WAL mode (one GRDB `DatabasePool`).
@@ -13,19 +14,37 @@ import ServiceLifecycle
 public final class SQLiteStore: HeraldStore {
     let writer: any DatabaseWriter
     private let checkpointer: WALCheckpointer?
+    /// The database file (nil in memory), named in the messages of storage faults.
+    let databasePath: String?
+    /// Logs a full disk or a damaged file once, not once per failed operation.
+    let faultLog: StorageFaultLog
 
     /// Opens the database file at `path` (created when missing) and brings its schema up to date.
-    public convenience init(path: String) throws {
-        let pool = try DatabasePool(path: path, configuration: Self.makeConfiguration())
-        try self.init(writer: pool, checkpointer: WALCheckpointer(path: path, configuration: Self.makeConfiguration()))
+    /// A damaged file, a full disk or an I/O failure throws a `StorageFaultError` that says what to
+    /// do next; `logger` gets the storage faults met later, once each (`StorageFaultLog`).
+    public convenience init(path: String, logger: Logger = Logger(label: "herald.store")) throws {
+        do {
+            let pool = try DatabasePool(path: path, configuration: Self.makeConfiguration())
+            try self.init(
+                writer: pool, checkpointer: WALCheckpointer(path: path, configuration: Self.makeConfiguration()),
+                databasePath: path, logger: logger)
+        } catch let error as DatabaseError {
+            throw StorageFaultError(error, databasePath: path) ?? error
+        }
     }
 
     /// A new, empty, private in-memory database (for tests; nothing is durable).
-    public static func inMemory() throws -> SQLiteStore {
-        try SQLiteStore(writer: DatabaseQueue(configuration: makeConfiguration()), checkpointer: nil)
+    public static func inMemory(logger: Logger = Logger(label: "herald.store")) throws -> SQLiteStore {
+        try SQLiteStore(
+            writer: DatabaseQueue(configuration: makeConfiguration()), checkpointer: nil, databasePath: nil,
+            logger: logger)
     }
 
-    private init(writer: any DatabaseWriter, checkpointer: WALCheckpointer?) throws {
+    private init(writer: any DatabaseWriter, checkpointer: WALCheckpointer?, databasePath: String?, logger: Logger)
+        throws
+    {
+        self.databasePath = databasePath
+        self.faultLog = StorageFaultLog(logger: logger)
         // Set on the one connection that writes, after `DatabasePool` switched it to WAL with
         // `synchronous = NORMAL` (which runs after `prepareDatabase`):
         // - synchronous = FULL: durable at commit, even on power loss (the log is synced every commit);
@@ -65,7 +84,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func latestCursor() async throws -> Int64 {
-        try await writer.read { db in try Self.latestSeq(db) }
+        try await read { db in try Self.latestSeq(db) }
     }
 
     /// Copies the whole write-ahead log into the database file and empties it (a TRUNCATE
@@ -113,15 +132,20 @@ struct ConstraintMessages: Sendable {
 
 extension SQLiteStore {
     /// Runs `updates` in one write transaction (durable when this returns); constraint violations
-    /// become `StoreError`s with `messages`, other errors pass through.
+    /// become `StoreError`s with `messages`, a full disk or a damaged file a `StorageFaultError`
+    /// (logged once), other errors pass through. Once the file was found damaged, every write is
+    /// refused with that fault (see `StorageFaultLog`).
     func write<T: Sendable>(
         _ messages: ConstraintMessages = ConstraintMessages(),
         _ updates: @Sendable (Database) throws -> T
     ) async throws -> T {
+        try faultLog.refuseWritesIfDamaged(operation: "write")
         do {
-            return try await writer.write(updates)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw Self.storeError(error, messages)
+            let value = try await writer.write(updates)
+            faultLog.writeSucceeded()
+            return value
+        } catch let error as DatabaseError {
+            throw mapped(error, messages, operation: "write")
         }
     }
 
@@ -130,16 +154,33 @@ extension SQLiteStore {
         _ messages: ConstraintMessages = ConstraintMessages(),
         _ updates: (Database) throws -> T
     ) throws -> T {
+        try faultLog.refuseWritesIfDamaged(operation: "write")
         do {
-            return try writer.write(updates)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw Self.storeError(error, messages)
+            let value = try writer.write(updates)
+            faultLog.writeSucceeded()
+            return value
+        } catch let error as DatabaseError {
+            throw mapped(error, messages, operation: "write")
         }
     }
 
-    /// Runs `value` in a read transaction.
+    /// Runs `value` in a read transaction; a damaged file or an I/O failure becomes a
+    /// `StorageFaultError` (logged once).
     func read<T: Sendable>(_ value: @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.read(value)
+        do {
+            return try await writer.read(value)
+        } catch let error as DatabaseError {
+            throw mapped(error, ConstraintMessages(), operation: "read")
+        }
+    }
+
+    /// A SQLite error as the store's callers see it: a constraint as a `StoreError`, a storage fault
+    /// as a `StorageFaultError` (reported to the fault log), anything else as it is.
+    private func mapped(_ error: DatabaseError, _ messages: ConstraintMessages, operation: String) -> any Error {
+        if error.resultCode == .SQLITE_CONSTRAINT { return Self.storeError(error, messages) }
+        guard let fault = StorageFaultError(error, databasePath: databasePath) else { return error }
+        faultLog.failed(fault, operation: operation)
+        return fault
     }
 
     private static func storeError(_ error: DatabaseError, _ messages: ConstraintMessages) -> StoreError {

@@ -9,6 +9,7 @@ import json
 import os
 import queue
 import random
+import re
 import signal
 import socket
 import ssl
@@ -44,6 +45,41 @@ def note_secret(value: str | None) -> str | None:
     if value:
         SECRETS.add(value)
     return value
+
+
+def note_key_lines(pem: str) -> None:
+    """The base64 lines of a PEM private key (the armour lines are not secret)."""
+    for line in pem.splitlines():
+        if len(line) >= 40 and not line.startswith("-----"):
+            note_secret(line)
+
+
+def note_data_dir_secrets(data_dir: Path) -> None:
+    """What a server's data directory keeps secret: the admin token, the keys Herald generated for
+    providers (`keys/*.p8`) and its TLS private keys (`tls/*-key.pem`)."""
+    token = data_dir / "admin-token"
+    if token.exists():
+        note_secret(token.read_text().strip())
+    for pattern in ("keys/*.p8", "tls/*-key.pem"):
+        for path in data_dir.glob(pattern):
+            note_key_lines(path.read_text())
+
+
+# Any provider token (a JWT: base64url JSON header `{"…` and claims, then a signature), whoever made it
+# (the suite, `herald push`, the demo banner's token), and any PEM private key block.
+JWT_PATTERN = re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{20,}")
+PRIVATE_KEY_PATTERN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+
+
+def secrets_in(log: str) -> list[str]:
+    """The secrets `log` contains: every noted secret (case-insensitively: a device token in capitals
+    is still the token), any JWT and any private key block. A device token shortened (its first
+    characters and `…`) is not the secret."""
+    lowered = log.lower()
+    found = {secret for secret in SECRETS if secret.lower() in lowered}
+    found.update(JWT_PATTERN.findall(log))
+    found.update(PRIVATE_KEY_PATTERN.findall(log))
+    return sorted(found)
 
 
 class SetupError(AssertionError):
@@ -198,7 +234,7 @@ def make_jwt(key_pem: str, key_id: str, team_id: str, *, iat: Any = None, der: b
     else:
         r, s = decode_dss_signature(der_sig)
         sig = r.to_bytes(32, "big") + s.to_bytes(32, "big")
-    return signing_input + "." + b64url(sig)
+    return note_secret(signing_input + "." + b64url(sig))
 
 
 def make_jwt_with_openssl(key_path: str, key_id: str, team_id: str, iat: int | None = None) -> str:
@@ -208,13 +244,15 @@ def make_jwt_with_openssl(key_path: str, key_id: str, team_id: str, iat: int | N
                          capture_output=True, timeout=20)
     if out.returncode != 0:
         raise SetupError(f"openssl dgst failed: {out.stderr.decode(errors='replace')}")
-    return signing_input + "." + b64url(out.stdout)
+    return note_secret(signing_input + "." + b64url(out.stdout))
 
 
 def new_p256_pem() -> str:
     key = ec.generate_private_key(ec.SECP256R1())
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption()).decode()
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    note_key_lines(pem)
+    return pem
 
 
 @dataclass
@@ -230,9 +268,7 @@ class Provider:
         if not self.token:
             self.token = make_jwt(self.key_pem, self.key_id, self.team_id)
         note_secret(self.token)
-        for line in self.key_pem.splitlines():
-            if len(line) >= 40 and not line.startswith("-----"):
-                note_secret(line)
+        note_key_lines(self.key_pem)
 
     @property
     def authorization(self) -> str:

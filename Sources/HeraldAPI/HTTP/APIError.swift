@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldStore
 import Hummingbird
 import NIOCore
 
@@ -71,6 +72,28 @@ extension APIError {
     public static let internalError = APIError(
         .internalServerError, code: "internal_error", message: "The server could not complete the request."
     )
+
+    /// The answer to a request the store could not carry out because of the storage itself: 507
+    /// `insufficient_storage` when the disk is full, 500 `storage_damaged` or `storage_failure`
+    /// otherwise. The store logged the cause (once); the client learns nothing about the files.
+    public static func storageFault(_ fault: StorageFaultError) -> APIError {
+        switch fault.kind {
+        case .diskFull:
+            APIError(
+                .init(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient_storage",
+                message:
+                    "The server's disk is full, so nothing was changed. Try again once its operator has freed space."
+            )
+        case .damaged:
+            APIError(
+                .internalServerError, code: "storage_damaged",
+                message: "The server's database is damaged; nothing was changed. Its operator must restore it.")
+        case .ioFailure:
+            APIError(
+                .internalServerError, code: "storage_failure",
+                message: "The server could not read or write its database; nothing was changed.")
+        }
+    }
 }
 
 extension APIError: HTTPResponseError {

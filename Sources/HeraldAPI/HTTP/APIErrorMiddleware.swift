@@ -1,11 +1,14 @@
 import HTTPTypes
+import HeraldStore
 import Hummingbird
 import Logging
 import NIOCore
 
 /// Turns everything a route throws into the JSON error object: `APIError`s as they are, a path
 /// without a route into 404 (or 405 when the path exists with other methods), Hummingbird's own
-/// errors by their status, and anything else into an opaque 500 whose cause goes to the log.
+/// errors by their status, a storage fault (a full disk, a damaged database) into its own 5xx (the
+/// store logs those once, not once per request), and anything else into an opaque 500 whose cause
+/// goes to the log.
 struct APIErrorMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -25,6 +28,15 @@ struct APIErrorMiddleware: RouterMiddleware {
             return Self.apiError(status: error.status).makeResponse()
         } catch let error as DecodingError {
             return JSONBody.apiError(for: error).makeResponse()
+        } catch let fault as StorageFaultError {
+            logger.debug(
+                "Request failed: storage fault",
+                metadata: [
+                    "http.method": .string(request.method.rawValue),
+                    "http.route": .string(context.endpointPath ?? "?"),
+                    "storage.fault": .string(fault.kind.rawValue),
+                ])
+            return APIError.storageFault(fault).makeResponse()
         } catch {
             logger.error(
                 "Request failed",

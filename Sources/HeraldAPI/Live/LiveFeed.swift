@@ -102,7 +102,8 @@ public struct LiveFeed: AsyncSequence, Sendable {
                     return .badge(badge)
                 }
             } catch {
-                feed.logger.warning(
+                feed.logger.log(
+                    level: error is StorageFaultError ? .debug : .warning,
                     "Could not read the badges",
                     metadata: [
                         "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
@@ -197,7 +198,9 @@ public struct LiveFeed: AsyncSequence, Sendable {
             do {
                 try await feed.store.markDelivered(deviceID: feed.deviceID, upTo: position.position, at: feed.now())
             } catch {
-                feed.logger.warning(
+                // A storage fault (a full disk) was logged once by the store: not once per batch.
+                feed.logger.log(
+                    level: error is StorageFaultError ? .debug : .warning,
                     "Could not record delivery",
                     metadata: [
                         "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldStore
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -30,7 +31,8 @@ struct WebSocketStreams: Sendable {
         do {
             return .upgrade([:], try await session(for: head))
         } catch {
-            let refusal = error as? APIError ?? .internalError
+            let refusal =
+                (error as? StorageFaultError).map(APIError.storageFault) ?? error as? APIError ?? .internalError
             if refusal == .internalError {
                 logger.error(
                     "WebSocket upgrade failed", metadata: ["error.type": .string(String(describing: type(of: error)))])

@@ -72,7 +72,7 @@ public final class HeraldApplication: Sendable {
         try directory.create()
         let adminToken = try directory.loadOrCreateAdminToken()
         let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: wallClock())
-        let store = try SQLiteStore(path: directory.databaseURL.path)
+        let store = try SQLiteStore(path: directory.databaseURL.path, logger: logger)
         let cache = RegistryCache(try await store.registrySnapshot())
         let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
         let demo =

@@ -120,12 +120,16 @@ public final class PushService: PushHandler {
         }
     }
 
+    /// A push the store could not take: `500 InternalServerError`, as APNs answers when it fails. A
+    /// storage fault (a full disk, a damaged database) was logged once by the store: a push failing
+    /// with it is logged only at `debug`, so a full disk does not write a line per refused push.
     private func failed(_ row: StoredNotification, error: any Error, apnsID: String) -> APNsResponse {
-        logger.error(
-            "Could not store a notification",
-            metadata: [
-                "notification.id": "\(row.id)", "error": "\(error)",
-            ])
+        let metadata: Logger.Metadata = ["notification.id": "\(row.id)", "error": "\(error)"]
+        if error is StorageFaultError {
+            logger.debug("Could not store a notification: storage fault", metadata: metadata)
+        } else {
+            logger.error("Could not store a notification", metadata: metadata)
+        }
         return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
     }
 }
