@@ -147,6 +147,30 @@ let package = Package(
             dependencies: ["HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldAPI"],
             swiftSettings: swiftSettings
         ),
+        // The fuzz targets (docs/reliability.md, "Fuzzing"): each parser's property lives in
+        // HeraldFuzzing, so the normal test run replays the committed corpus through the same code
+        // (HeraldFuzzingTests) that libFuzzer drives. `herald-fuzz` is one executable for every
+        // target: built normally it replays files (`herald-fuzz json-parser Fuzz/Corpus/json-parser`);
+        // built by `scripts/fuzz` into .build-fuzz with `-sanitize=fuzzer,address -DHERALD_LIBFUZZER`
+        // its `main` hands the chosen target to libFuzzer's driver instead. The normal `swift build`
+        // and `swift test` are unchanged apart from building these three small targets.
+        .target(
+            name: "HeraldFuzzing",
+            dependencies: [
+                "HeraldCore", "HeraldAPNs", "HeraldAPI", "HeraldLocalization", "HeraldClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-fuzz",
+            dependencies: ["HeraldFuzzing"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -202,6 +226,11 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldFuzzingTests",
+            dependencies: ["HeraldFuzzing"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

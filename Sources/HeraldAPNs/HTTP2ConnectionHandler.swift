@@ -268,8 +268,8 @@ private final class ResponseOutbox: Sendable {
 
 /// Request bodies are kept up to one byte past the largest payload APNs accepts: enough to answer
 /// PayloadTooLarge at the right step of the checks without buffering an unbounded body.
-enum RequestBody {
-    static let limit = PushType.voip.maximumPayloadSize + 1
+package enum RequestBody {
+    package static let limit = PushType.voip.maximumPayloadSize + 1
 
     static func append(_ buffer: inout ByteBuffer, to body: inout [UInt8]) {
         let room = limit - body.count

@@ -17,22 +17,24 @@ import NIOHTTP2
 /// pending requests are modified where the dictionary stores them (through its index), never copied
 /// out and written back, and the actions are plain values (no allocation, closure or existential per
 /// frame).
-struct HTTP2ConnectionStateMachine {
+package struct HTTP2ConnectionStateMachine {
+    package init() {}
+
     /// A request being received on one stream.
-    struct PendingRequest {
-        var method = ""
-        var path = ""
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
+    package struct PendingRequest {
+        package var method = ""
+        package var path = ""
+        package var headers: [(name: String, value: String)] = []
+        package var body: [UInt8] = []
         /// Flow-controlled bytes received on the stream since its window was last opened again.
-        var unacknowledged = 0
+        package var unacknowledged = 0
     }
 
     /// An answer and the stream it answers.
-    typealias Answer = (streamID: HTTP2StreamID, response: APNsResponse)
+    package typealias Answer = (streamID: HTTP2StreamID, response: APNsResponse)
 
     /// What to do with a request after a frame of its stream.
-    enum RequestAction {
+    package enum RequestAction {
         case none
         /// The request is complete (END_STREAM): hand it to the push handler, or answer `503 Shutdown`
         /// when the listener is quiescing. Either way an answer is now owed.
@@ -40,16 +42,16 @@ struct HTTP2ConnectionStateMachine {
     }
 
     /// What to do after a DATA frame, in this order.
-    struct DataAction {
+    package struct DataAction {
         /// Send WINDOW_UPDATE on the connection (stream 0) with this increment, and flush.
-        var connectionWindowIncrement: Int?
+        package var connectionWindowIncrement: Int?
         /// Send WINDOW_UPDATE on the frame's stream with this increment, and flush.
-        var streamWindowIncrement: Int?
-        var request: RequestAction
+        package var streamWindowIncrement: Int?
+        package var request: RequestAction
     }
 
     /// Where an answer completed on the event loop goes.
-    enum AnswerAction {
+    package enum AnswerAction {
         /// It joined the answers of the read burst under way, written when the burst ends.
         case batched
         /// No read burst is under way: it goes to the outbox, drained in a later event-loop turn.
@@ -57,14 +59,14 @@ struct HTTP2ConnectionStateMachine {
     }
 
     /// Answers to write together and flush once.
-    struct WriteBatch {
-        var answers: [Answer]
+    package struct WriteBatch {
+        package var answers: [Answer]
         /// Close the connection once they are written: a connection error was waiting for them.
-        var closeWhenWritten: Bool
+        package var closeWhenWritten: Bool
     }
 
     /// What to do about an error of the HTTP/2 layer.
-    enum ErrorAction {
+    package enum ErrorAction {
         /// It concerned one stream, which NIOHTTP2 has reset: the connection goes on.
         case streamRefused
         /// The connection is already closing.
@@ -77,30 +79,31 @@ struct HTTP2ConnectionStateMachine {
     }
 
     /// The connection's initial receive window (RFC 9113 §6.9.2; SETTINGS don't change it).
-    static let connectionWindow = 65_535
+    package static let connectionWindow = 65_535
     /// The stream window the listener advertises (`SETTINGS_INITIAL_WINDOW_SIZE`).
-    static let streamWindow = 1 << 20
+    package static let streamWindow = 1 << 20
 
-    private(set) var streams: [HTTP2StreamID: PendingRequest] = [:]
+    package private(set) var streams: [HTTP2StreamID: PendingRequest] = [:]
     /// Flow-controlled bytes received on the connection since its window was last opened again.
-    private(set) var unacknowledgedConnectionBytes = 0
+    package private(set) var unacknowledgedConnectionBytes = 0
     /// Answers completed during the read burst under way; written and flushed at its end.
-    private(set) var readBatch: [Answer] = []
+    package private(set) var readBatch: [Answer] = []
     /// Whether a read burst is under way (from its first frame to channelReadComplete).
-    private(set) var isReading = false
+    package private(set) var isReading = false
     /// Requests dispatched whose answers are not written yet.
-    private(set) var awaitingAnswers = 0
+    package private(set) var awaitingAnswers = 0
     /// Set by a connection error: frames are ignored, and the connection closes once the answers owed
     /// are written.
-    private(set) var isClosing = false
+    package private(set) var isClosing = false
     /// Set once NIOHTTP2 wrote a GOAWAY with an error code: the error it reports next is a connection
     /// error (`ProtocolErrors`).
-    private(set) var goAwayWithErrorWritten = false
+    package private(set) var goAwayWithErrorWritten = false
 
     // MARK: Frames
 
     /// A HEADERS frame: starts the stream's request (a later header block, trailers, adds nothing).
-    mutating func headersReceived(_ headers: HPACKHeaders, endStream: Bool, on streamID: HTTP2StreamID) -> RequestAction
+    package mutating func headersReceived(_ headers: HPACKHeaders, endStream: Bool, on streamID: HTTP2StreamID)
+        -> RequestAction
     {
         guard frameArrived() else { return .none }
         if streams[streamID] == nil {
@@ -127,7 +130,7 @@ struct HTTP2ConnectionStateMachine {
     ///
     /// The connection's window is opened again once half of it is used, a stream's once half of the
     /// stream window is; a stream that has gone (reset, dispatched, never started) gets no WINDOW_UPDATE.
-    mutating func dataReceived(
+    package mutating func dataReceived(
         _ buffer: inout ByteBuffer, flowControlledLength: Int, endStream: Bool, on streamID: HTTP2StreamID
     ) -> DataAction {
         var action = DataAction(request: .none)
@@ -154,13 +157,13 @@ struct HTTP2ConnectionStateMachine {
     }
 
     /// An RST_STREAM frame: the stream's request is dropped.
-    mutating func streamReset(_ streamID: HTTP2StreamID) {
+    package mutating func streamReset(_ streamID: HTTP2StreamID) {
         guard frameArrived() else { return }
         streams[streamID] = nil
     }
 
     /// Any other frame (SETTINGS, PING, WINDOW_UPDATE, …; NIOHTTP2 has dealt with it).
-    mutating func otherFrameReceived() {
+    package mutating func otherFrameReceived() {
         _ = frameArrived()
     }
 
@@ -182,19 +185,19 @@ struct HTTP2ConnectionStateMachine {
 
     /// A `StreamClosedEvent`: NIOHTTP2 closed the stream (it reset a request it refused mid-way, say);
     /// nothing of it stays.
-    mutating func streamClosed(_ streamID: HTTP2StreamID) {
+    package mutating func streamClosed(_ streamID: HTTP2StreamID) {
         streams[streamID] = nil
     }
 
     /// An answer completed on the event loop (or refused: `503 Shutdown`).
-    mutating func answerCompleted(_ response: APNsResponse, on streamID: HTTP2StreamID) -> AnswerAction {
+    package mutating func answerCompleted(_ response: APNsResponse, on streamID: HTTP2StreamID) -> AnswerAction {
         guard isReading else { return .outbox }
         readBatch.append((streamID, response))
         return .batched
     }
 
     /// The read burst ended (channelReadComplete): its answers are written.
-    mutating func readComplete() -> WriteBatch? {
+    package mutating func readComplete() -> WriteBatch? {
         isReading = false
         guard !readBatch.isEmpty else { return nil }
         let answers = readBatch
@@ -204,13 +207,13 @@ struct HTTP2ConnectionStateMachine {
 
     /// The outbox was emptied (answers completed off the event loop, or after the read burst that took
     /// their requests): they are written.
-    mutating func outboxDrained(_ answers: [Answer]) -> WriteBatch? {
+    package mutating func outboxDrained(_ answers: [Answer]) -> WriteBatch? {
         guard !answers.isEmpty else { return nil }
         return answersWritten(answers)
     }
 
     /// Answers that can't be written (the handler left the pipeline) are no longer owed.
-    mutating func answersDropped(count: Int) {
+    package mutating func answersDropped(count: Int) {
         awaitingAnswers -= count
     }
 
@@ -221,7 +224,7 @@ struct HTTP2ConnectionStateMachine {
 
     /// NIOHTTP2 wrote a GOAWAY (it is about to report the connection error it answered, or the listener
     /// is quiescing: `.noError`, which is no error).
-    mutating func goAwayWritten(errorCode: HTTP2ErrorCode) {
+    package mutating func goAwayWritten(errorCode: HTTP2ErrorCode) {
         if errorCode != .noError { goAwayWithErrorWritten = true }
     }
 
@@ -231,7 +234,7 @@ struct HTTP2ConnectionStateMachine {
     /// nothing — the `StreamClosedEvent` that follows drops that stream's request; any other one stops
     /// the connection: pending requests are dropped, later frames ignored, and it closes once the
     /// answers owed are written.
-    mutating func errorCaught(_ error: any Error) -> ErrorAction {
+    package mutating func errorCaught(_ error: any Error) -> ErrorAction {
         if ProtocolErrors.isConfinedToOneStream(error, goAwayWritten: goAwayWithErrorWritten) { return .streamRefused }
         guard !isClosing else { return .none }
         isClosing = true

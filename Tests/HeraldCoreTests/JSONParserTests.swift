@@ -50,6 +50,17 @@ struct JSONParserTests {
         #expect(throws: PayloadError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }
     }
 
+    /// Found by the `json-parser` fuzz target: `1e999` was read as infinity, which `JSONWriter` writes
+    /// as `null`, so a payload's number changed on its way to the device.
+    @Test("a number beyond a Double's range is refused, not read as infinity")
+    func numberOutOfRange() throws {
+        for text in ["1e999", "-1e999", "[1, 2e400]", #"{"a":123456789e301}"#] {
+            #expect(throws: PayloadError.self, "\(text)") { try parse(text) }
+        }
+        #expect(try parse("1.7976931348623157e308") == .number(.greatestFiniteMagnitude))
+        #expect(try parse("1e-999") == .number(0))
+    }
+
     @Test("nesting deeper than the limit is refused")
     func depth() throws {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)

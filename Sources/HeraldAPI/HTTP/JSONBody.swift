@@ -38,11 +38,16 @@ enum JSONBody {
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, code: "payload_too_large", message: "The request body is too large.")
         }
-        guard buffer.readableBytes > 0 else {
+        return try decode(type, from: Data(buffer.readableBytesView))
+    }
+
+    /// Decodes a whole request body as `T`, with a 400 that names the field at fault when it can't.
+    static func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        guard !body.isEmpty else {
             throw APIError.invalidJSON("The request body must be a JSON object.")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: body)
         } catch let error as DecodingError {
             throw Self.apiError(for: error)
         }

@@ -28,8 +28,13 @@ struct JSONFields {
     /// The body, or an empty object when the request has none.
     static func optionalBody(_ request: Request, context: some RequestContext) async throws -> JSONFields {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        guard buffer.readableBytes > 0 else { return try JSONFields(.object([:])) }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer.readableBytesView)) else {
+        return try optionalBody(Data(buffer.readableBytesView))
+    }
+
+    /// A whole optional body as a JSON object: an empty one when there is none.
+    static func optionalBody(_ body: Data) throws -> JSONFields {
+        guard !body.isEmpty else { return try JSONFields(.object([:])) }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
             throw APIError.invalidJSON("The request body is not valid JSON.")
         }
         return try JSONFields(value)

@@ -4,9 +4,9 @@ import Hummingbird
 import HummingbirdCore
 
 /// Cursors as clients send them: opaque strings (today the decimal change sequence).
-enum CursorParameter {
+package enum CursorParameter {
     /// The cursor in `value`; nil when absent or empty; 400 naming `name` when it is not a cursor.
-    static func parse(_ value: String?, name: String) throws -> Int64? {
+    package static func parse(_ value: String?, name: String) throws -> Int64? {
         guard let value, !value.isEmpty else { return nil }
         guard let cursor = Int64(value), cursor >= 0 else {
             throw APIError.invalidParameter(name, "must be a cursor Herald returned.")

@@ -252,6 +252,9 @@ public struct JSONParser {
         guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
             throw error("Invalid number")
         }
+        // `1e999` would be infinity, which JSON cannot write back (JSONWriter writes null): refused
+        // rather than changed (RFC 8259 §6 lets a parser limit the range of numbers).
+        guard value.isFinite else { throw error("Number out of range") }
         return value
     }
 }

@@ -7,8 +7,8 @@ import Foundation
 /// unquoted keys and values (`[A-Za-z0-9_$+/:.-]`), an optional enclosing `{ }`, and the escapes
 /// `\n \t \r \" \' \\ \a \b \f \v`, octal `\012`, and `\U1234` (`\u` too; surrogate pairs
 /// `\UD83D\UDE00` join). A later duplicate key replaces an earlier one.
-enum StringsFile {
-    static func parse(_ data: Data) throws -> [String: String] {
+package enum StringsFile {
+    package static func parse(_ data: Data) throws -> [String: String] {
         var parser = Parser(scalars: Array(try decode(data).unicodeScalars))
         return try parser.parse()
     }

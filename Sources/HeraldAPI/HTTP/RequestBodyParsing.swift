@@ -1,0 +1,65 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+
+/// Every JSON request body the API accepts, read exactly as its route reads it (the same decoding
+/// functions, up to the point where the route goes to the store), for the fuzz target
+/// `api-request-body` (HeraldFuzzing, docs/reliability.md).
+package enum RequestBodyParsing {
+    /// What a body read as: a value to compare, and for a partial `PUT` the value after applying the
+    /// same body a second time (a `PUT` is idempotent: it must be the same).
+    package struct Parsed {
+        package var value: AnyHashable
+        package var appliedTwice: AnyHashable?
+    }
+
+    /// The routes' bodies, by a short name.
+    package static let kinds = [
+        "team", "key", "app", "user", "device", "device-token", "clock-set", "clock-advance", "app-settings",
+        "preferences", "focus-mode", "focus-on", "summary", "device-state", "category",
+    ]
+
+    /// Reads `body` as the body of `kind`; throws what the route would answer (an `APIError`).
+    package static func parse(kind: String, body: Data) throws -> Parsed {
+        func described(_ value: Any) -> Parsed { Parsed(value: AnyHashable("\(value)"), appliedTwice: nil) }
+        func applied<T: Hashable>(_ current: T, _ apply: (JSONFields, T) throws -> T) throws -> Parsed {
+            let fields = try JSONFields(try JSONBody.decode(JSONValue.self, from: body))
+            let once = try apply(fields, current)
+            return Parsed(value: AnyHashable(once), appliedTwice: AnyHashable(try apply(fields, once)))
+        }
+        switch kind {
+        case "team": return described(try JSONBody.decode(CreateTeamBody.self, from: body))
+        case "key": return described(try JSONBody.decode(CreateKeyBody.self, from: body))
+        case "app": return described(try JSONBody.decode(CreateAppBody.self, from: body))
+        case "user": return described(try JSONBody.decode(CreateUserBody.self, from: body))
+        case "device": return described(try JSONBody.decode(CreateDeviceBody.self, from: body))
+        case "device-token": return described(try JSONBody.decode(CreateDeviceTokenBody.self, from: body))
+        case "clock-set":
+            let decoded = try JSONBody.decode(SetClockBody.self, from: body)
+            guard let date = UserStateRoutes.parseTimestamp(decoded.now) else {
+                throw APIError.invalidField("now", "must be an ISO 8601 date-time with a time zone.")
+            }
+            return Parsed(value: AnyHashable(date), appliedTwice: nil)
+        case "clock-advance":
+            let decoded = try JSONBody.decode(AdvanceClockBody.self, from: body)
+            guard decoded.seconds.isFinite else { throw APIError.invalidField("seconds", "must be a number.") }
+            return Parsed(value: AnyHashable(decoded.seconds), appliedTwice: nil)
+        case "app-settings": return try applied(AppNotificationSettings.authorized, AppSettingsJSON.apply)
+        case "preferences": return try applied(UserPreferences(), PreferencesJSON.apply)
+        case "focus-mode":
+            return try applied(FocusMode(id: "fuzz", name: "fuzz", kind: .custom), FocusCatalog.apply)
+        case "focus-on":
+            let fields = try JSONFields.optionalBody(body)
+            try fields.allowOnly(["until"])
+            let until = try fields.nullableString("until") ?? nil
+            return Parsed(value: AnyHashable(until.map { UserStateRoutes.parseTimestamp($0) }), appliedTwice: nil)
+        case "summary": return try applied(SummarySchedule.off, SummaryJSON.apply)
+        case "device-state": return try applied(DeviceState(), DeviceStateJSON.apply)
+        case "category":
+            let fields = try JSONFields(try JSONBody.decode(JSONValue.self, from: body))
+            return Parsed(value: AnyHashable(try CategoryJSON.make(fields, identifier: "fuzz")), appliedTwice: nil)
+        default:
+            preconditionFailure("no request body \(kind)")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import HeraldCore
+
+/// `JSONParser` (HeraldCore), the parser of every push payload, with `JSONWriter` as its inverse.
+///
+/// The property: whatever the parser accepts, the writer writes as JSON the parser reads back to the
+/// same value. Refusals are repeatable. (Not "the same bytes": an object's members are written in
+/// the order of its dictionary, which two equal dictionaries need not share.)
+enum JSONParserTarget {
+    static let target = FuzzTarget(
+        name: "json-parser",
+        property: "JSONParser: what it accepts, JSONWriter writes back to the same value",
+        check: run
+    )
+
+    static func run(_ input: [UInt8]) throws {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(input)
+        } catch {
+            // Refused: refused the same way again.
+            do {
+                _ = try JSONParser.parse(input)
+                throw PropertyViolation("JSONParser refused an input once and accepted it the second time")
+            } catch let again as PayloadError {
+                return try require("\(again)" == "\(error)", "two refusals differ: \(error), \(again)")
+            }
+        }
+        var writer = JSONWriter()
+        writer.value(value)
+        let written = writer.bytes
+        let reread: JSONValue
+        do {
+            reread = try JSONParser.parse(written)
+        } catch {
+            throw PropertyViolation(
+                "JSONWriter wrote \(String(decoding: written, as: UTF8.self)) for an accepted value, which the "
+                    + "parser refuses: \(error)")
+        }
+        try require(
+            reread == value,
+            "round trip changed the value: \(value) became \(reread) (written \(String(decoding: written, as: UTF8.self)))"
+        )
+    }
+}
