@@ -171,7 +171,7 @@ final class SummaryService: Service, ClockFollowing {
             return true
         } catch {
             log(error, "Could not read the summary schedules", [:])
-            // Read them again at the next pass (a retry comes within `maximumRetryDelay`).
+            // Read them again at the next pass (the start-up reading: at the next retry).
             if !catchingUp { isDirty.withLock { $0 = true } }
             return false
         }
