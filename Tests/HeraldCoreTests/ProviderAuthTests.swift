@@ -14,6 +14,22 @@ struct ProviderAuthTests {
         }
     }
 
+    /// Found by the `provider-token` fuzz target: `make` put the ids into its JSON as they were, so a
+    /// team id with a control character, `"` or `\` made a token that no parser reads.
+    @Test("make writes any team and key id as JSON strings, and the token parses back to them")
+    func makeEscapesIdentifiers() throws {
+        let key = P256.Signing.PrivateKey()
+        for (team, keyID) in [("TEAM\u{0}\u{1F}", "KEY"), ("a\"b", "c\\d"), ("é😀", "\n\t")] {
+            let token = try ProviderToken.make(
+                teamID: team, keyID: keyID, issuedAt: Date(timeIntervalSince1970: 1_700_000_000), key: key)
+            let parsed = try #require(ProviderToken.parse(Substring(token)), "\(team.debugDescription)")
+            #expect(parsed.claims.teamID == team)
+            #expect(parsed.claims.keyID == keyID)
+            #expect(parsed.claims.issuedAt == Date(timeIntervalSince1970: 1_700_000_000))
+            #expect(parsed.isSigned(by: key.publicKey))
+        }
+    }
+
     @Test("a missing or non-bearer authorization is MissingProviderToken")
     func missing() {
         var state = ProviderAuthState()

@@ -11,6 +11,19 @@ private func table(strings text: String) throws -> LocalizationTable {
 private let english = PluralRules(locale: "en")
 
 @Suite struct StringsFileTests {
+    /// Found by the `xcstrings` fuzz target: an uploaded catalog with a substitution's `argNum: 0`
+    /// crashed the server as soon as the string was formatted (an argument index below 1).
+    @Test func aCatalogSubstitutionWithArgNumZeroFormatsWithoutCrashing() throws {
+        var app = AppLocalizations()
+        try app.addStringCatalog(
+            Data(
+                #"{"sourceLanguage":"en","strings":{"MSG":{"localizations":{"en":{"stringUnit":{"state":"translated","value":"%#@n@"},"substitutions":{"n":{"argNum":0,"formatSpecifier":"lld","variations":{"plural":{"one":{"stringUnit":{"state":"translated","value":"%arg file"}},"other":{"stringUnit":{"state":"translated","value":"%arg files"}}}}}}}}}}}"#
+                    .utf8))
+        let text = app.localizedString(key: "MSG", arguments: [.integer(2)], locale: "en")
+        #expect(text.hasSuffix(" files"), "\(text)")
+        #expect(!text.contains("2"), "\(text)")
+    }
+
     @Test func anXcodeExportReadsWithCommentsEscapesAndShorthands() throws {
         let table = try table(strings: Fixtures.englishStrings)
         #expect(table.keys.count == 8)

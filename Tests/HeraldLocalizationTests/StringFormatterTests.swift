@@ -10,6 +10,19 @@ private func format(
 private let comment = PluralVariable(variants: [.one: "%u Comment", .other: "%u Comments"], valueType: "u")
 
 @Suite struct StringFormatterTests {
+    /// Found by the `string-formatter` fuzz target: a plural variable whose argument index is 0 (a
+    /// String Catalog's `argNum: 0`) numbered its variant's specifiers 0, and formatting read
+    /// `arguments[-1]`: the process crashed.
+    @Test func aVariableWithArgumentIndexZeroOrBelowReadsNoArgument() {
+        for index in [0, -3] {
+            let files = PluralVariable(variants: [.one: "%d file", .other: "%d files"], argumentIndex: index)
+            let text = format("%#@n@", [1, 2], variables: ["n": files])
+            #expect(text.hasSuffix(" files"), "\(text)")
+            #expect(!text.contains("1") && !text.contains("2"), "\(text)")
+        }
+        #expect(format("%#@n@", [3], variables: ["n": PluralVariable(variants: [.other: "%d files"])]) == "3 files")
+    }
+
     @Test func objectsAndIntegersAreSubstitutedInOrder() {
         #expect(format("%@ liked your photo", ["Anna"]) == "Anna liked your photo")
         #expect(format("%@ and %@ have invited you", ["Jenna", "Frank"]) == "Jenna and Frank have invited you")

@@ -32,13 +32,16 @@ enum JSONBody {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws
         -> T
     {
-        let buffer: ByteBuffer
+        try decode(type, from: try await bytes(of: request, context: context))
+    }
+
+    /// The whole request body; 413 when it is larger than the context allows.
+    static func bytes(of request: Request, context: some RequestContext) async throws -> Data {
         do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+            return Data(try await request.body.collect(upTo: context.maxUploadSize).readableBytesView)
         } catch is NIOTooManyBytesError {
             throw APIError(.contentTooLarge, code: "payload_too_large", message: "The request body is too large.")
         }
-        return try decode(type, from: Data(buffer.readableBytesView))
     }
 
     /// Decodes a whole request body as `T`, with a 400 that names the field at fault when it can't.

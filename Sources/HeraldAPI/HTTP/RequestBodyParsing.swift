@@ -23,7 +23,7 @@ package enum RequestBodyParsing {
     package static func parse(kind: String, body: Data) throws -> Parsed {
         func described(_ value: Any) -> Parsed { Parsed(value: AnyHashable("\(value)"), appliedTwice: nil) }
         func applied<T: Hashable>(_ current: T, _ apply: (JSONFields, T) throws -> T) throws -> Parsed {
-            let fields = try JSONFields(try JSONBody.decode(JSONValue.self, from: body))
+            let fields = try JSONFields.body(body)
             let once = try apply(fields, current)
             return Parsed(value: AnyHashable(once), appliedTwice: AnyHashable(try apply(fields, once)))
         }
@@ -56,7 +56,7 @@ package enum RequestBodyParsing {
         case "summary": return try applied(SummarySchedule.off, SummaryJSON.apply)
         case "device-state": return try applied(DeviceState(), DeviceStateJSON.apply)
         case "category":
-            let fields = try JSONFields(try JSONBody.decode(JSONValue.self, from: body))
+            let fields = try JSONFields.body(body)
             return Parsed(value: AnyHashable(try CategoryJSON.make(fields, identifier: "fuzz")), appliedTwice: nil)
         default:
             preconditionFailure("no request body \(kind)")

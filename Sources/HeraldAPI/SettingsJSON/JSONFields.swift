@@ -22,7 +22,18 @@ struct JSONFields {
 
     /// The body of a request as a JSON object.
     static func body(_ request: Request, context: some RequestContext) async throws -> JSONFields {
-        try JSONFields(try await JSONBody.decode(JSONValue.self, from: request, context: context))
+        try body(try await JSONBody.bytes(of: request, context: context))
+    }
+
+    /// A whole body as a JSON object.
+    ///
+    /// Read with HeraldCore's `JSONParser`, which stops at the first fault in byte order. Foundation's
+    /// decoder into a `JSONValue` visited an object's members in its dictionary's order, so one
+    /// malformed body got `invalid_json` or `invalid_field` depending on that order (found by the
+    /// api-request-body fuzz target).
+    static func body(_ body: Data) throws -> JSONFields {
+        guard !body.isEmpty else { throw APIError.invalidJSON("The request body must be a JSON object.") }
+        return try JSONFields(try parse(body))
     }
 
     /// The body, or an empty object when the request has none.
@@ -34,10 +45,15 @@ struct JSONFields {
     /// A whole optional body as a JSON object: an empty one when there is none.
     static func optionalBody(_ body: Data) throws -> JSONFields {
         guard !body.isEmpty else { return try JSONFields(.object([:])) }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+        return try JSONFields(try parse(body))
+    }
+
+    private static func parse(_ body: Data) throws -> JSONValue {
+        do {
+            return try JSONParser.parse([UInt8](body))
+        } catch {
             throw APIError.invalidJSON("The request body is not valid JSON.")
         }
-        return try JSONFields(value)
     }
 
     /// The full name of a field of this object.

@@ -60,9 +60,24 @@ public enum ProviderToken {
     public static func make(teamID: String, keyID: String, issuedAt: Date, key: P256.Signing.PrivateKey) throws
         -> String
     {
-        let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = Base64URL.encode(
-            Data(#"{"iss":"\#(teamID)","iat":\#(Int64(issuedAt.timeIntervalSince1970))}"#.utf8))
+        // Written with JSONWriter, which escapes: an id with `"`, `\` or a control character must
+        // still make JSON (the provider-token fuzz target found tokens that did not parse).
+        var headerJSON = JSONWriter(capacity: 64)
+        headerJSON.beginObject()
+        headerJSON.literalKey("alg")
+        headerJSON.string("ES256")
+        headerJSON.literalKey("kid")
+        headerJSON.string(keyID)
+        headerJSON.endObject()
+        var claimsJSON = JSONWriter(capacity: 64)
+        claimsJSON.beginObject()
+        claimsJSON.literalKey("iss")
+        claimsJSON.string(teamID)
+        claimsJSON.literalKey("iat")
+        claimsJSON.integer(Int64(issuedAt.timeIntervalSince1970))
+        claimsJSON.endObject()
+        let header = Base64URL.encode(headerJSON.bytes)
+        let claims = Base64URL.encode(claimsJSON.bytes)
         let signingInput = Data("\(header).\(claims)".utf8)
         let signature = try key.signature(for: signingInput)
         return "\(header).\(claims).\(Base64URL.encode(signature.rawRepresentation))"

@@ -70,7 +70,9 @@ public enum StringFormatter {
                         sequential += 1
                         return sequential
                     }()
-                output += index <= arguments.count ? render(specifier, arguments[index - 1]) : specifier.text
+                // A position below 1 (a plural variable's argument index 0 in a catalog) reads nothing.
+                output +=
+                    index >= 1 && index <= arguments.count ? render(specifier, arguments[index - 1]) : specifier.text
             }
         }
         return output

@@ -28,7 +28,7 @@ struct LocalizedEntry: Sendable, Hashable {
             return StringFormatter.format(format, arguments: arguments, variables: variables, rules: rules)
         case .plural(let plural):
             let index = plural.argumentIndex ?? Self.firstArgumentIndex(in: plural.variants[.other] ?? "")
-            let argument = index <= arguments.count ? arguments[index - 1] : nil
+            let argument = index >= 1 && index <= arguments.count ? arguments[index - 1] : nil
             let format = plural.variant(for: argument, rules: rules)
             return StringFormatter.format(format, arguments: arguments, variables: variables, rules: rules)
         }
