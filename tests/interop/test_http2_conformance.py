@@ -414,6 +414,39 @@ def test_a_bad_preface_closes_the_connection(herald, device, bystander, mode):
     bystander_pushes(herald, bystander)
 
 
+@pytest.mark.parametrize("mode", ["h2c", "tls-alpn-h2"])
+def test_a_preface_not_followed_by_settings_is_a_protocol_error(herald, device, bystander, mode):
+    """§3.4: the client preface is the magic followed by a SETTINGS frame; anything else first (here a
+    PING) is a connection error PROTOCOL_ERROR: GOAWAY with that code, then the connection closes."""
+    sock = open_socket(herald, mode)
+    try:
+        ping = raw_frame(0x6, 0, 0, b"\0" * 8)
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + ping)
+        sock.settimeout(5)
+        answer, deadline, closed = b"", time.monotonic() + 5, False
+        while time.monotonic() < deadline:
+            try:
+                data = sock.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                closed = True
+                break
+            answer += data
+        assert closed, f"connection still open after a preface without SETTINGS: {answer[:200]!r}"
+        frames = []
+        while len(answer) >= 9:
+            frame, length = Frame.parse_frame_header(memoryview(answer[:9]))
+            frame.parse_body(memoryview(answer[9:9 + length]))
+            frames.append(frame)
+            answer = answer[9 + length:]
+        goaways = [f for f in frames if isinstance(f, GoAwayFrame)]
+        assert goaways and goaways[0].error_code == PROTOCOL_ERROR, frames
+    finally:
+        sock.close()
+    bystander_pushes(herald, bystander)
+
+
 def test_more_streams_than_max_concurrent_streams_are_refused(herald, device, bystander):
     """§5.1.2: past SETTINGS_MAX_CONCURRENT_STREAMS (1000) a stream is refused: RST_STREAM with
     REFUSED_STREAM or PROTOCOL_ERROR (a stream error), and the connection serves on once streams end —
