@@ -53,8 +53,7 @@ public final class NotificationWriter: Service {
         /// Signalled once per enqueue that found the queue empty, and on stop.
         let wake = DispatchSemaphore(value: 0)
         let delivery = DispatchQueue(label: "herald.notification-writer.delivery")
-        /// Fired when the service is told to stop, and when the thread has ended.
-        let stopRequested = OneShot()
+        /// Fired when the thread has ended.
         let threadEnded = OneShot()
 
         init(
@@ -148,15 +147,7 @@ public final class NotificationWriter: Service {
             core.delivery.async { core.threadEnded.fire() }
         }
         thread.start()
-        await withGracefulShutdownHandler {
-            await withTaskCancellationHandler {
-                await core.stopRequested.wait()
-            } onCancel: {
-                core.stopRequested.fire()
-            }
-        } onGracefulShutdown: {
-            core.stopRequested.fire()
-        }
+        await untilShutdownOrCancellation()
         core.state.withLock { $0.isStopped = true }
         core.wake.signal()
         await core.threadEnded.wait()
@@ -233,5 +224,20 @@ final class OneShot: Sendable {
             }
             if fired { continuation.resume() }
         }
+    }
+}
+
+/// Returns on the graceful shutdown of the calling service's ServiceGroup, or when the calling task is
+/// cancelled (outside a ServiceGroup, only then): where a service's `run()` waits before stopping.
+func untilShutdownOrCancellation() async {
+    let stop = OneShot()
+    await withGracefulShutdownHandler {
+        await withTaskCancellationHandler {
+            await stop.wait()
+        } onCancel: {
+            stop.fire()
+        }
+    } onGracefulShutdown: {
+        stop.fire()
     }
 }

@@ -76,16 +76,7 @@ final class WALCheckpointer: Service {
     /// Checkpoints in the background until graceful shutdown or cancellation.
     func run() async throws {
         start()
-        let stopRequested = OneShot()
-        await withGracefulShutdownHandler {
-            await withTaskCancellationHandler {
-                await stopRequested.wait()
-            } onCancel: {
-                stopRequested.fire()
-            }
-        } onGracefulShutdown: {
-            stopRequested.fire()
-        }
+        await untilShutdownOrCancellation()
         // `stop` waits for a checkpoint in progress: on a thread of its own, not the cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread { [self] in
