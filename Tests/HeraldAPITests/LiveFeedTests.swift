@@ -19,11 +19,68 @@ struct LiveFeedTests {
         return changes
     }
 
-    func makeFeed(_ harness: TestHarness, deviceID: String, after cursor: Int64 = 0, pageSize: Int = 200) -> LiveFeed {
+    func makeFeed(
+        _ harness: TestHarness, deviceID: String, after cursor: Int64 = 0, pageSize: Int = 200,
+        pageBytes: Int = 64 << 10
+    ) -> LiveFeed {
         LiveFeed(
             subscription: harness.hub.subscribe(deviceID: deviceID), after: cursor, store: harness.store,
-            now: harness.clock.now, logger: Logger(label: "test"), pageSize: pageSize
+            now: harness.clock.now, logger: Logger(label: "test"), pageSize: pageSize, pageBytes: pageBytes
         )
+    }
+
+    @Test(
+        "a live batch is sent in outputs of at most the byte bound, each change once and in order",
+        arguments: StoreKind.allCases)
+    func liveOutputsBoundedInBytes(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
+        let (_, device) = try await harness.makeDevice()
+        let body = String(repeating: "b", count: 2_000)
+        let probe = try await harness.push(device.deviceID, body: body)[0]
+        let rowBytes = LiveSubscription.estimatedBytes(probe)
+        let feed = makeFeed(harness, deviceID: device.deviceID, pageBytes: 3 * rowBytes)
+        var iterator = feed.makeAsyncIterator()
+        #expect(try await Self.collect(&iterator, count: 1).map(\.cursor) == [1])
+        // One group commit of 20 rows, published as one batch.
+        let rows = (0..<20).map { index in
+            StoredNotification(
+                seq: 0, id: "batch-\(index)", deviceID: device.deviceID, bundleID: TestHarness.bundleID,
+                topic: TestHarness.bundleID, pushType: .alert, priority: 10, collapseID: nil, expiration: nil,
+                payload: probe.payload, receivedAt: harness.clock.now())
+        }
+        harness.hub.publish(try await harness.store.insert(rows))
+        var seen: [Int64] = []
+        while seen.count < 20, let output = try await iterator.next() {
+            guard case .changes(let batch) = output else { continue }
+            #expect(batch.count <= 3)
+            seen += batch.map(\.cursor)
+        }
+        #expect(seen == Array(2...21))
+    }
+
+    @Test(
+        "a catch-up page is cut at its byte bound, and the rest is read next, without gaps",
+        arguments: StoreKind.allCases)
+    func catchUpPagesBoundedInBytes(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
+        let (_, device) = try await harness.makeDevice()
+        let body = String(repeating: "b", count: 2_000)
+        for _ in 0..<30 { try await harness.push(device.deviceID, body: body) }
+        let rowBytes = LiveSubscription.estimatedBytes(try await harness.push(device.deviceID, body: body)[0])
+        // Room for three rows a page (rows are read 200 at a time, then cut).
+        let feed = makeFeed(harness, deviceID: device.deviceID, pageBytes: 3 * rowBytes + rowBytes / 2)
+        var iterator = feed.makeAsyncIterator()
+        var seen: [Int64] = []
+        while seen.count < 31, let output = try await iterator.next() {
+            guard case .changes(let batch) = output else { continue }
+            #expect(batch.count <= 3)
+            seen += batch.map(\.cursor)
+        }
+        #expect(seen == Array(1...31))
+        // One row bigger than the bound still goes, alone.
+        let tiny = makeFeed(harness, deviceID: device.deviceID, after: 28, pageBytes: 1)
+        var tinyIterator = tiny.makeAsyncIterator()
+        #expect(try await Self.collect(&tinyIterator, count: 3).map(\.cursor) == [29, 30, 31])
     }
 
     @Test("the backlog comes first, then live changes, each once and in order", arguments: StoreKind.allCases)

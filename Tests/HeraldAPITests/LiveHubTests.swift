@@ -55,6 +55,48 @@ struct LiveHubTests {
         #expect(await slow.next() == .changes([change(5_001)]))
     }
 
+    @Test("a session's queue is bounded in bytes too: a second batch past the bound makes it lag")
+    func queueBoundedInBytes() async {
+        let big = String(repeating: "x", count: 3_000)
+        func bigChange(_ seq: Int64) -> StoredNotification {
+            var row = change(seq)
+            row.payload = big
+            return row
+        }
+        let perRow = LiveSubscription.estimatedBytes(bigChange(1))
+        #expect(perRow == MemoryLayout<StoredNotification>.stride + 3_000)
+        let hub = LiveHub(queueCapacity: 1_000, queueByteCapacity: 10 * perRow)
+        let slow = hub.subscribe(deviceID: "d1")
+        // An empty queue takes a batch over the bound (a reader that keeps up must not lag on one
+        // big group commit) ...
+        hub.publish((1...20).map { bigChange(Int64($0)) })
+        #expect(!slow.isLagging)
+        #expect(slow.queuedCount == 20)
+        #expect(slow.queuedBytes == 20 * perRow)
+        // ... but nothing more until it reads: the next batch makes it lag, well under 1,000 changes.
+        hub.publish([bigChange(21)])
+        #expect(slow.isLagging)
+        #expect(slow.queuedCount == 0)
+        #expect(slow.queuedBytes == 0)
+        #expect(await slow.next() == .lagged(oldestDropped: 1))
+
+        // A session that reads takes batches that together pass the bound, one at a time.
+        let reader = hub.subscribe(deviceID: "d1")
+        for seq in 22...60 {
+            hub.publish([bigChange(Int64(seq))])
+            #expect(await reader.next() == .changes([bigChange(Int64(seq))]))
+        }
+        #expect(!reader.isLagging)
+        // Small rows fill it up to the bound, then it lags.
+        let small = hub.subscribe(deviceID: "d1")
+        let smallRow = LiveSubscription.estimatedBytes(change(61))
+        for seq in 61...(61 + Int64(10 * perRow / smallRow) + 1) {
+            hub.publish([change(seq)])
+            #expect(small.queuedBytes <= 10 * perRow)
+        }
+        #expect(small.isLagging)
+    }
+
     @Test("a slow session doesn't hold back a fast one on the same device")
     func slowSessionDoesNotBlockOthers() async {
         let hub = LiveHub(queueCapacity: 50)

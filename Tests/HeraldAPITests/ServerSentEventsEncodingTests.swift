@@ -42,6 +42,29 @@ struct ServerSentEventsEncodingTests {
         }
     }
 
+    @Test("changes are written in blocks of about the chunk size, which together are the whole block")
+    func changesWrittenInChunks() async throws {
+        let changes = (1...50).map {
+            LiveChange(notification: Self.notification("n\($0)", seq: Int64($0)), cursor: Int64($0))
+        }
+        let whole = try ServerSentEvents.encode(.changes(changes))
+        let oneEvent = whole.readableBytes / 50
+        var chunks: [ByteBuffer] = []
+        try await ServerSentEvents.write(.changes(changes), chunkBytes: 1_000) { chunks.append($0) }
+        #expect(chunks.count > 1)
+        for chunk in chunks {
+            #expect(chunk.readableBytes < 1_000 + 2 * oneEvent)
+            #expect(String(buffer: chunk).hasSuffix("\n\n"))
+        }
+        var joined = ByteBuffer()
+        for var chunk in chunks { joined.writeBuffer(&chunk) }
+        #expect(joined == whole)
+        // Other outputs are one block.
+        var others: [ByteBuffer] = []
+        try await ServerSentEvents.write(.heartbeat, chunkBytes: 1) { others.append($0) }
+        #expect(others == [ByteBuffer(string: ": heartbeat\n\n")])
+    }
+
     @Test("timestamps on a millisecond are written digit by digit, as the ISO 8601 format style writes them")
     func timestamps() throws {
         let known: [(Int64, String)] = [

@@ -52,11 +52,15 @@ public struct LiveFeed: AsyncSequence, Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
     let pageSize: Int
+    /// A catch-up page is cut after this many bytes (`LiveSubscription.estimatedBytes`, at least one
+    /// row): what a session waiting on a client that does not read holds of it is bounded in bytes,
+    /// not only in rows (200 rows of 4 KB payloads are 800 KB a session). The rest is read again.
+    let pageBytes: Int
 
     /// A feed of `subscription`'s device for a client that has every change up to `cursor`.
     public init(
         subscription: LiveSubscription, after cursor: Int64, store: any HeraldStore,
-        now: @escaping @Sendable () -> Date, logger: Logger, pageSize: Int = 200
+        now: @escaping @Sendable () -> Date, logger: Logger, pageSize: Int = 200, pageBytes: Int = 64 << 10
     ) {
         self.deviceID = subscription.deviceID
         self.cursor = cursor
@@ -65,6 +69,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
         self.now = now
         self.logger = logger
         self.pageSize = Swift.max(1, pageSize)
+        self.pageBytes = Swift.max(1, pageBytes)
     }
 
     /// An iterator that reads the backlog first, then the live changes.
@@ -86,6 +91,12 @@ public struct LiveFeed: AsyncSequence, Sendable {
         private var badges = BadgeWatch()
         /// Outputs of a catch-up page not returned yet (changes and summaries, in seq order).
         private var pending: [LiveFeedOutput] = []
+        /// Live rows not looked at yet: a slice of the batch the hub shares between the device's
+        /// sessions (no copy), turned into outputs of at most `pageBytes` each, so a session waiting
+        /// on a client that does not read holds one output of its own, not the whole batch.
+        private var liveRest: ArraySlice<StoredNotification> = []
+        /// The average `estimatedBytes` of the rows of the last catch-up page.
+        private var rowBytesGuess = 1_024
 
         init(feed: LiveFeed) {
             self.feed = feed
@@ -119,6 +130,11 @@ public struct LiveFeed: AsyncSequence, Sendable {
             await markDeliveredIfNeeded()
             while true {
                 if !pending.isEmpty { return pending.removeFirst() }
+                if !liveRest.isEmpty {
+                    let changes = takeLive()
+                    if !changes.isEmpty { return .changes(changes) }
+                    continue
+                }
                 switch phase {
                 case .catchingUp(let after):
                     try await catchUp(after: after)
@@ -126,10 +142,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
                     guard let event = await feed.subscription.next() else { return nil }
                     switch event {
                     case .changes(let rows):
-                        let now = feed.now()
-                        let changes = accept(
-                            rows.filter { $0.deviceID == feed.deviceID && Self.isLiveDeliverable($0, now: now) })
-                        if !changes.isEmpty { return .changes(changes) }
+                        liveRest = rows[...]
                     case .lagged(let oldestDropped):
                         feed.logger.debug(
                             "Live session lagged; catching up from the store",
@@ -151,10 +164,27 @@ public struct LiveFeed: AsyncSequence, Sendable {
         /// Reads one page of the store after `after`: the changes and the summary events up to the
         /// page's end, merged in seq order into `pending`.
         private mutating func catchUp(after: Int64) async throws {
-            let page = try await feed.store.changes(
-                deviceID: feed.deviceID, after: after, limit: feed.pageSize, now: feed.now()
+            // Rows are read as many as the byte bound holds at the size of the last page's rows (the
+            // first guess 1 KiB), so a read allocates about `pageBytes`, not `pageSize` big rows: with
+            // thousands of sessions catching up, those reads had grown the server's heap.
+            let limit = Swift.max(1, Swift.min(feed.pageSize, feed.pageBytes / Swift.max(1, rowBytesGuess) + 1))
+            var page = try await feed.store.changes(
+                deviceID: feed.deviceID, after: after, limit: limit, now: feed.now()
             )
-            var end: Int64? = page.count < feed.pageSize ? nil : page.last?.seq
+            if !page.isEmpty {
+                rowBytesGuess = page.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) } / page.count
+            }
+            var isFull = page.count >= limit
+            var bytes = 0
+            for index in page.indices {
+                bytes += LiveSubscription.estimatedBytes(page[index])
+                if bytes > feed.pageBytes, index > page.startIndex {
+                    page.removeSubrange(index...)
+                    isFull = true
+                    break
+                }
+            }
+            var end: Int64? = isFull ? page.last?.seq : nil
             let summaries = try await feed.store.summaryEvents(
                 deviceID: feed.deviceID, after: after, through: end, limit: feed.pageSize
             )
@@ -182,12 +212,31 @@ public struct LiveFeed: AsyncSequence, Sendable {
             )
         }
 
+        /// The next live rows to send, up to `pageBytes` of them (at least one).
+        private mutating func takeLive() -> [LiveChange] {
+            let now = feed.now()
+            var changes: [LiveChange] = []
+            var bytes = 0
+            while bytes < feed.pageBytes, let row = liveRest.popFirst() {
+                guard row.deviceID == feed.deviceID, Self.isLiveDeliverable(row, now: now),
+                    let change = accept(row)
+                else { continue }
+                changes.append(change)
+                bytes += LiveSubscription.estimatedBytes(row)
+            }
+            return changes
+        }
+
+        private mutating func accept(_ row: StoredNotification) -> LiveChange? {
+            guard let cursor = position.accept(row.seq) else { return nil }
+            if row.deliveredAt == nil, !row.isRemoved { needsDeliveryMark = true }
+            return LiveChange(notification: row, cursor: cursor)
+        }
+
         private mutating func accept(_ rows: [StoredNotification]) -> [LiveChange] {
             var changes: [LiveChange] = []
             for row in rows {
-                guard let cursor = position.accept(row.seq) else { continue }
-                changes.append(LiveChange(notification: row, cursor: cursor))
-                if row.deliveredAt == nil, !row.isRemoved { needsDeliveryMark = true }
+                if let change = accept(row) { changes.append(change) }
             }
             return changes
         }

@@ -6,13 +6,20 @@ import Synchronization
 ///
 /// The group-commit writer calls `publish` for every committed batch, in `seq` order; the device
 /// API publishes the changes it makes (read, dismiss, remove). Publishing never waits: each session
-/// has a bounded queue, and a session that falls behind lags and catches up from the store.
+/// has a queue bounded in changes and in bytes, and a session that falls behind lags and catches up
+/// from the store.
 public final class LiveHub: Sendable {
     /// The queue size each session gets unless told otherwise.
     public static let defaultQueueCapacity = 1_000
+    /// The bytes each session's queue holds unless told otherwise (`LiveSubscription.estimatedBytes`).
+    /// Big enough that a reading session rarely lags under a burst (the push benchmark's reader keeps
+    /// up), small enough that thousands of sessions that never read stay cheap (docs/reliability.md).
+    public static let defaultQueueByteCapacity = 128 << 10
 
     /// The largest number of changes a session's queue holds before the session lags.
     public let queueCapacity: Int
+    /// The largest number of bytes (estimated) a session's queue holds before the session lags.
+    public let queueByteCapacity: Int
     private let state = Mutex(State())
 
     private struct State {
@@ -21,9 +28,13 @@ public final class LiveHub: Sendable {
         var isClosed = false
     }
 
-    /// Makes a hub whose sessions each hold at most `queueCapacity` changes.
-    public init(queueCapacity: Int = LiveHub.defaultQueueCapacity) {
+    /// Makes a hub whose sessions each hold at most `queueCapacity` changes and `queueByteCapacity`
+    /// bytes of them.
+    public init(
+        queueCapacity: Int = LiveHub.defaultQueueCapacity, queueByteCapacity: Int = LiveHub.defaultQueueByteCapacity
+    ) {
         self.queueCapacity = max(1, queueCapacity)
+        self.queueByteCapacity = max(1, queueByteCapacity)
     }
 
     /// Subscribes a session to a device's changes. Subscribe first, then read the backlog from the
@@ -32,7 +43,7 @@ public final class LiveHub: Sendable {
         let (subscription, isClosed) = state.withLock { state -> (LiveSubscription, Bool) in
             state.nextID += 1
             let subscription = LiveSubscription(
-                id: state.nextID, deviceID: deviceID, capacity: queueCapacity,
+                id: state.nextID, deviceID: deviceID, capacity: queueCapacity, byteCapacity: queueByteCapacity,
                 onFinish: { [weak self] in self?.remove($0) }
             )
             if !state.isClosed {
@@ -61,8 +72,13 @@ public final class LiveHub: Sendable {
             }
             return deliveries
         }
+        var bytesByDevice: [String: Int] = [:]
         for (subscription, rows) in deliveries {
-            subscription.enqueue(rows)
+            let bytes =
+                bytesByDevice[subscription.deviceID]
+                ?? rows.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) }
+            bytesByDevice[subscription.deviceID] = bytes
+            subscription.enqueue(rows, bytes: bytes)
         }
     }
 

@@ -22,28 +22,41 @@ public enum LiveEvent: Hashable, Sendable {
 /// One live session's subscription to a device's changes: a bounded queue that the hub fills
 /// without ever waiting, and that one consumer drains with `next()`.
 ///
-/// When a publish would overflow the queue, the queue is dropped and the subscription is marked
-/// lagging: the consumer gets `.lagged` and catches up from the store, so a slow session costs
-/// neither memory nor the time of other sessions.
+/// When a publish would overflow the queue — in changes or in bytes — the queue is dropped and the
+/// subscription is marked lagging: the consumer gets `.lagged` and catches up from the store, so a
+/// slow session costs neither memory nor the time of other sessions.
 public final class LiveSubscription: Sendable {
     /// The device whose changes this subscription receives.
     public let deviceID: String
     /// The largest number of changes the queue holds before the subscription lags.
     public let capacity: Int
+    /// The largest number of bytes (`estimatedBytes`) the queue holds before the subscription lags.
+    public let byteCapacity: Int
     let id: UInt64
     private let state: Mutex<State>
     private let onFinish: @Sendable (LiveSubscription) -> Void
 
-    init(id: UInt64, deviceID: String, capacity: Int, onFinish: @escaping @Sendable (LiveSubscription) -> Void) {
+    init(
+        id: UInt64, deviceID: String, capacity: Int, byteCapacity: Int = .max,
+        onFinish: @escaping @Sendable (LiveSubscription) -> Void
+    ) {
         self.id = id
         self.deviceID = deviceID
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(1, byteCapacity)
         self.state = Mutex(State())
         self.onFinish = onFinish
     }
 
+    /// What a change costs a queue that holds it: its payload (shared by the sessions of its device,
+    /// but counted in full, to be safe) and the row's own fields (each queue has its copy).
+    public static func estimatedBytes(_ change: StoredNotification) -> Int {
+        MemoryLayout<StoredNotification>.stride + change.payload.utf8.count
+    }
+
     private struct State {
         var queue: [StoredNotification] = []
+        var queuedBytes = 0
         var oldestDropped: Int64?
         var isHeartbeatDue = false
         var pendingState: JSONValue?
@@ -54,7 +67,10 @@ public final class LiveSubscription: Sendable {
         /// The next event to hand out, if one is ready.
         mutating func takeEvent() -> LiveEvent? {
             if !queue.isEmpty {
-                defer { queue = [] }
+                defer {
+                    queue = []
+                    queuedBytes = 0
+                }
                 return .changes(queue)
             }
             if let oldest = oldestDropped {
@@ -96,6 +112,11 @@ public final class LiveSubscription: Sendable {
         state.withLock { $0.queue.count }
     }
 
+    /// The bytes (`estimatedBytes`) of the changes waiting in the queue.
+    public var queuedBytes: Int {
+        state.withLock { $0.queuedBytes }
+    }
+
     /// Whether the subscription dropped its queue and waits for its consumer to catch up.
     public var isLagging: Bool {
         state.withLock { $0.oldestDropped != nil }
@@ -121,16 +142,33 @@ public final class LiveSubscription: Sendable {
 
     /// Adds changes of this subscription's device; called by the hub, never waits.
     func enqueue(_ changes: [StoredNotification]) {
+        enqueue(changes, bytes: changes.reduce(0) { $0 + Self.estimatedBytes($1) })
+    }
+
+    /// Adds changes whose `estimatedBytes` sum to `bytes` (the hub counts a batch once for all the
+    /// sessions it hands it to).
+    func enqueue(_ changes: [StoredNotification], bytes: Int) {
         let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
             guard !state.isFinished, let first = changes.first else { return nil }
             if let oldest = state.oldestDropped {
                 state.oldestDropped = min(oldest, first.seq)
-            } else if state.queue.count + changes.count > capacity {
+            } else if state.queue.count + changes.count > capacity
+                || (!state.queue.isEmpty && state.queuedBytes + bytes > byteCapacity)
+            {
                 let oldest = min(state.queue.first?.seq ?? first.seq, first.seq)
                 state.queue = []
+                state.queuedBytes = 0
                 state.oldestDropped = oldest
+            } else if state.queue.isEmpty {
+                // The batch the hub hands every session of the device: kept as it is, one array
+                // shared by all of them (copy-on-write), so a session that reads nothing costs none.
+                // An empty queue takes a batch over the byte bound: a reading session then does not
+                // lag on each big group commit.
+                state.queue = changes
+                state.queuedBytes = bytes
             } else {
                 state.queue.append(contentsOf: changes)
+                state.queuedBytes += bytes
             }
             return state.wakeUp()
         }

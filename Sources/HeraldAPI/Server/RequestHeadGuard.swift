@@ -122,6 +122,12 @@ struct RequestHeadGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
         }
         do {
             try channel.pipeline.syncOperations.addHandler(RequestHeadGuard(timeout: timeout), position: .first)
+            // What a connection may have written but not sent before its writes wait: streams write
+            // until then, so with a client that never reads this is most of what its session holds.
+            // NIO's default (64 KiB) made 2,000 stalled sessions cost ~140 KB each; the kernel's
+            // socket buffer still lets a reading client take bursts.
+            try channel.syncOptions?.setOption(
+                ChannelOptions.writeBufferWaterMark, value: APIConnectionCount.writeBufferWaterMark)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
@@ -136,6 +142,9 @@ struct RequestHeadGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
 /// The open connections of the JSON API, against its limit.
 final class APIConnectionCount: Sendable {
     struct TooMany: Error {}
+
+    /// The write buffer bounds of an API connection (see `setup`).
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 8 << 10, high: 16 << 10)
 
     let limit: Int
     private let state = Mutex((open: 0, refused: 0))

@@ -48,7 +48,7 @@ struct ServerSentEvents: Sendable {
                             }
                         }
                         for try await output in feed {
-                            try await writer.write(Self.encode(output))
+                            try await Self.write(output) { try await writer.write($0) }
                         }
                         group.cancelAll()
                     }
@@ -78,6 +78,45 @@ struct ServerSentEvents: Sendable {
         }
     }
 
+    /// The most bytes of events handed to the connection at once. Each write waits until the
+    /// connection takes more (its buffer is under NIO's 64 KiB high-water mark), so a session whose
+    /// client never reads holds at most about this much encoded output besides that buffer: one
+    /// block of every queued change at once had cost ~300 KB a stalled session (docs/reliability.md).
+    static let writeChunkBytes = 8 << 10
+
+    /// Writes one feed output: changes in blocks of about `chunkBytes`, each encoded just before it
+    /// is written; anything else as one block.
+    static func write(
+        _ output: LiveFeedOutput, chunkBytes: Int = writeChunkBytes,
+        to write: (ByteBuffer) async throws -> Void
+    ) async throws {
+        guard case .changes(let changes) = output else {
+            try await write(try encode(output))
+            return
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(min(changes.count * 1536, chunkBytes + 4096))
+        for change in changes {
+            appendEvent(change, to: &buffer)
+            if buffer.readableBytes >= chunkBytes {
+                try await write(buffer)
+                buffer = ByteBuffer()
+                buffer.reserveCapacity(chunkBytes + 4096)
+            }
+        }
+        if buffer.readableBytes > 0 { try await write(buffer) }
+    }
+
+    /// One change as an event: `id:`, `event: notification|removed`, `data:`.
+    static func appendEvent(_ change: LiveChange, to buffer: inout ByteBuffer) {
+        let json = NotificationJSON(change.notification).jsonBytes
+        buffer.writeStaticString("id: ")
+        Self.writeDecimal(change.cursor, to: &buffer)
+        buffer.writeStaticString(change.isRemoval ? "\nevent: removed\ndata: " : "\nevent: notification\ndata: ")
+        buffer.writeBytes(json)
+        buffer.writeStaticString("\n\n")
+    }
+
     /// The bytes of one feed output: a block of events, or a heartbeat comment.
     static func encode(_ output: LiveFeedOutput) throws -> ByteBuffer {
         switch output {
@@ -104,13 +143,7 @@ struct ServerSentEvents: Sendable {
             var buffer = ByteBuffer()
             buffer.reserveCapacity(changes.count * 1536)
             for change in changes {
-                let json = NotificationJSON(change.notification).jsonBytes
-                buffer.writeStaticString("id: ")
-                Self.writeDecimal(change.cursor, to: &buffer)
-                buffer.writeStaticString(
-                    change.isRemoval ? "\nevent: removed\ndata: " : "\nevent: notification\ndata: ")
-                buffer.writeBytes(json)
-                buffer.writeStaticString("\n\n")
+                appendEvent(change, to: &buffer)
             }
             return buffer
         }
