@@ -113,7 +113,7 @@
             storedTitle = title
             storedOptions = UNNotificationActionOptions(
                 rawValue: UInt(clamping: coder.decodeInteger(forKey: "options")))
-            storedIcon = coder.decodeObject(of: UNNotificationActionIcon.self, forKey: "icon")
+            storedIcon = coder.decodeOptional(of: UNNotificationActionIcon.self, forKey: "icon")
             super.init()
         }
     }

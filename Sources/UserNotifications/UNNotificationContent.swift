@@ -160,8 +160,8 @@
             values.title = coder.decodeString(forKey: "title") ?? ""
             values.subtitle = coder.decodeString(forKey: "subtitle") ?? ""
             values.body = coder.decodeString(forKey: "body") ?? ""
-            values.badge = coder.decodeObject(of: NSNumber.self, forKey: "badge")
-            values.sound = coder.decodeObject(of: UNNotificationSound.self, forKey: "sound")
+            values.badge = coder.decodeOptional(of: NSNumber.self, forKey: "badge")
+            values.sound = coder.decodeOptional(of: UNNotificationSound.self, forKey: "sound")
             values.launchImageName = coder.decodeString(forKey: "launchImageName") ?? ""
             values.userInfo = coder.decodePlist(forKey: "userInfo") ?? [:]
             values.attachments = coder.decodeArray(of: UNNotificationAttachment.self, forKey: "attachments") ?? []
@@ -177,7 +177,7 @@
             values.interruptionLevel = level
             values.relevanceScore = coder.decodeDouble(forKey: "relevanceScore")
             values.filterCriteria = coder.decodeString(forKey: "filterCriteria")
-            if let data = coder.decodeObject(of: NSData.self, forKey: "communication") {
+            if let data = coder.decodeOptional(of: NSData.self, forKey: "communication") {
                 guard let decoded = try? JSONDecoder().decode(CodableCommunication.self, from: Data(data)) else {
                     return nil
                 }

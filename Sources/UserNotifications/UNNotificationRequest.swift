@@ -51,7 +51,7 @@
             storedIdentifier = identifier
             storedContent = content
             storedTrigger =
-                coder.decodeObject(of: UNNotificationTrigger.archivableClasses, forKey: "trigger")
+                coder.decodeOptional(of: UNNotificationTrigger.archivableClasses, forKey: "trigger")
                 as? UNNotificationTrigger
             super.init()
         }
@@ -92,7 +92,7 @@
         }
 
         public required init?(coder: NSCoder) {
-            guard let request = coder.decodeObject(of: UNNotificationRequest.self, forKey: "request") else {
+            guard let request = coder.decodeOptional(of: UNNotificationRequest.self, forKey: "request") else {
                 return nil
             }
             storedDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "date"))
@@ -137,7 +137,7 @@
         }
 
         public required init?(coder: NSCoder) {
-            guard let notification = coder.decodeObject(of: UNNotification.self, forKey: "notification"),
+            guard let notification = coder.decodeOptional(of: UNNotification.self, forKey: "notification"),
                 let actionIdentifier = coder.decodeString(forKey: "actionIdentifier")
             else { return nil }
             storedNotification = notification

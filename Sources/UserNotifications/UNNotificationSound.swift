@@ -94,7 +94,7 @@
             guard let kind = Kind(rawValue: coder.decodeInteger(forKey: "kind")) else { return nil }
             self.kind = kind
             self.soundName = coder.decodeString(forKey: "soundName").map(UNNotificationSoundName.init(rawValue:))
-            self.audioVolume = coder.decodeObject(of: NSNumber.self, forKey: "audioVolume")?.floatValue
+            self.audioVolume = coder.decodeOptional(of: NSNumber.self, forKey: "audioVolume")?.floatValue
             super.init()
         }
     }
