@@ -20,7 +20,8 @@
         package var threadIdentifier = ""
         package var targetContentIdentifier: String? = nil
         package var summaryArgument = ""
-        package var summaryArgumentCount = 0
+        /// Apple's header: "Default is 1 and cannot be 0."
+        package var summaryArgumentCount = 1
         package var interruptionLevel: UNNotificationInterruptionLevel = .active
         package var relevanceScore: Double = 0
         package var filterCriteria: String? = nil
@@ -169,7 +170,7 @@
             values.threadIdentifier = coder.decodeString(forKey: "threadIdentifier") ?? ""
             values.targetContentIdentifier = coder.decodeString(forKey: "targetContentIdentifier")
             values.summaryArgument = coder.decodeString(forKey: "summaryArgument") ?? ""
-            values.summaryArgumentCount = coder.decodeInteger(forKey: "summaryArgumentCount")
+            values.summaryArgumentCount = max(1, coder.decodeInteger(forKey: "summaryArgumentCount"))
             guard
                 let level = UNNotificationInterruptionLevel(
                     rawValue: UInt(clamping: coder.decodeInteger(forKey: "interruptionLevel")))

@@ -26,6 +26,7 @@
     @Suite("UNNotificationContent")
     struct ContentTests {
         @Test("new content has Apple's defaults")
+        @available(*, deprecated, message: "reads the deprecated summary fields on purpose")
         func defaults() {
             let content = UNNotificationContent()
             #expect(content.title == "" && content.subtitle == "" && content.body == "")
@@ -34,6 +35,7 @@
             #expect(content.categoryIdentifier == "" && content.threadIdentifier == "")
             #expect(content.targetContentIdentifier == nil && content.filterCriteria == nil)
             #expect(content.interruptionLevel == .active && content.relevanceScore == 0)
+            #expect(content.summaryArgument == "" && content.summaryArgumentCount == 1)  // Apple: "Default is 1"
         }
 
         @Test("mutableCopy of immutable content is a UNMutableNotificationContent with the same values")
