@@ -13,6 +13,12 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
+        // Apple's UserNotifications and Intents APIs for Swift programs on Linux (README, "import
+        // UserNotifications on Linux"). Their sources compile only on Linux; a package that uses them
+        // depends on them with `condition: .when(platforms: [.linux])`, so that on Apple's platforms
+        // `import UserNotifications` finds the system framework.
+        .library(name: "UserNotifications", targets: ["UserNotifications"]),
+        .library(name: "Intents", targets: ["Intents"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -169,6 +175,20 @@ let package = Package(
         .executableTarget(
             name: "herald-fuzz",
             dependencies: ["HeraldFuzzing"],
+            swiftSettings: swiftSettings
+        ),
+        // CoreLocation's region types, which UserNotifications' location trigger takes (Linux has no
+        // CoreLocation); UserNotifications re-exports it, as Apple's does.
+        .target(name: "CoreLocation", swiftSettings: swiftSettings),
+        .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: swiftSettings),
+        .target(name: "Intents", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "UserNotificationsTests",
+            dependencies: [
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
+                .target(name: "Intents", condition: .when(platforms: [.linux])),
+                .target(name: "CoreLocation", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
