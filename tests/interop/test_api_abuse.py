@@ -166,35 +166,47 @@ def test_an_idle_keep_alive_connection_is_closed_but_a_quiet_stream_is_not(short
 
 
 def test_a_huge_declared_body_is_refused_with_413_without_reading_it(herald, device):
-    """Content-Length of 1 GB: 413 `payload_too_large` as JSON once the first 64 KiB are in (the client
-    need not send the rest to get it), nothing changed, the server serves on."""
+    """Content-Length of 1 GB: 413 `payload_too_large` as JSON with `connection: close` once the first
+    64 KiB are in (the client need not send the rest to get it); then the server closes the connection
+    instead of reading the rest (it discards at most 1 MiB or 2 s while the client reads the answer),
+    nothing changed, the server serves on."""
     users_before = len(herald.admin("GET", "/v1/admin/users")["users"])
     s = raw_api_socket(herald)
     sent = 0
+    answer = b""
     try:
         s.sendall(b"POST /v1/admin/users HTTP/1.1\r\nHost: herald\r\nAuthorization: Bearer "
                   + herald.admin_token.encode() + b"\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n")
         chunk = b"a" * 65536
         s.settimeout(0.5)
         start = time.monotonic()
-        while time.monotonic() - start < 5 and sent < 8 << 20:
+        # Keep sending (as a client that ignores the answer would) for up to 8 s or 256 MiB.
+        while time.monotonic() - start < 8 and sent < 256 << 20:
             try:
                 s.sendall(chunk)
                 sent += len(chunk)
-            except (socket.timeout, OSError):
+            except socket.timeout:
+                continue
+            except OSError:
                 break
-        answer = b""
         s.settimeout(5)
-        while b"}}" not in answer:
-            data = s.recv(65536)
+        while True:
+            try:
+                data = s.recv(65536)
+            except OSError:
+                break
             if not data:
                 break
             answer += data
     finally:
         s.close()
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
-    body = answer.split(b"\r\n\r\n", 1)[1]
+    head, body = answer.split(b"\r\n\r\n", 1)
+    assert b"connection: close" in head.lower(), head
     assert b'"payload_too_large"' in body and b'"message"' in body, body[:300]
+    # The server stopped reading: the client could not push the body through (it read it all
+    # before, 64 KiB at a time; kernel buffers on both ends hold a few MiB).
+    assert sent < 64 << 20, f"the server kept reading the refused body ({sent >> 20} MiB sent)"
     assert len(herald.admin("GET", "/v1/admin/users")["users"]) == users_before
     others_are_served(herald)
 
@@ -258,7 +270,9 @@ def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
                   f"connection included), {later:+.0f} KiB after 500 more")
     # Bounded in events only (1,000 a queue), each session took ~0.5 KiB more with every push.
     assert later < 40, f"each stalled session grew by {later:.0f} KiB over 500 more pushes"
-    assert first < 240, f"{first:.0f} KiB a stalled session"
+    # What it costs once at its bound: 165-225 KiB in a debug build, depending on what malloc kept of
+    # the tests before (the bound, not this figure, is what `later` checks).
+    assert first < 320, f"{first:.0f} KiB a stalled session"
 
 
 def test_api_connections_past_the_limit_are_closed_at_once(herald_factory):

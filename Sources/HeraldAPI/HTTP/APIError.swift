@@ -106,6 +106,11 @@ extension APIError: HTTPResponseError {
     func makeResponse() -> Response {
         var response = JSONBody.response(status: status, ErrorEnvelope(error: .init(code: code, message: message)))
         response.headers.append(contentsOf: headers)
+        if status == .contentTooLarge {
+            // The rest of a refused body is not read: the connection closes after this answer
+            // (`CloseAfterResponse`).
+            response.headers[.connection] = "close"
+        }
         return response
     }
 }

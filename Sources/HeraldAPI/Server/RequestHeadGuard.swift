@@ -121,6 +121,7 @@ struct RequestHeadGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(APIConnectionCount.TooMany())
         }
         do {
+            try channel.pipeline.syncOperations.addHandler(CloseAfterResponse(), position: .first)
             try channel.pipeline.syncOperations.addHandler(RequestHeadGuard(timeout: timeout), position: .first)
             // What a connection may have written but not sent before its writes wait: streams write
             // until then, so with a client that never reads this is most of what its session holds.
