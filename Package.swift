@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldPolicy",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -67,7 +68,7 @@ let package = Package(
         .target(
             name: "HeraldDelivery",
             dependencies: [
-                "HeraldCore", "HeraldPolicy", "HeraldLocalization", "HeraldStore",
+                "HeraldCore", "HeraldPolicy", "HeraldLocalization", "HeraldStore", "HeraldTriggers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -92,7 +93,7 @@ let package = Package(
         .target(
             name: "HeraldAPI",
             dependencies: [
-                "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization", "HeraldDelivery",
+                "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization", "HeraldDelivery", "HeraldTriggers",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -180,7 +181,11 @@ let package = Package(
         // CoreLocation's region types, which UserNotifications' location trigger takes (Linux has no
         // CoreLocation); UserNotifications re-exports it, as Apple's does.
         .target(name: "CoreLocation", swiftSettings: swiftSettings),
-        .target(name: "UserNotifications", dependencies: ["CoreLocation"], swiftSettings: swiftSettings),
+        .target(
+            name: "UserNotifications", dependencies: ["CoreLocation", "HeraldTriggers"], swiftSettings: swiftSettings),
+        // Triggers as both sides see them (Foundation only): UserNotifications encodes its triggers and
+        // computes `nextTriggerDate()` with it, the server decodes and schedules with it.
+        .target(name: "HeraldTriggers", swiftSettings: swiftSettings),
         .target(name: "Intents", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
         .testTarget(
             name: "UserNotificationsTests",
@@ -189,6 +194,11 @@ let package = Package(
                 .target(name: "Intents", condition: .when(platforms: [.linux])),
                 .target(name: "CoreLocation", condition: .when(platforms: [.linux])),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldTriggersTests",
+            dependencies: ["HeraldTriggers"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -258,6 +268,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldServer", "HeraldClient", "HeraldPolicy",
                 "HeraldDelivery",
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

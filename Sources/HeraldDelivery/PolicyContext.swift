@@ -23,6 +23,9 @@ public struct DevicePolicyContext: Sendable, Hashable {
     public var summary: SummarySchedule
     /// The device's state (the default state when unset).
     public var deviceState: DeviceState
+    /// The time zone of the device's calendar (what calendar triggers match in): the device state's
+    /// when the device reported one, else the user's preferences' (UTC by default).
+    public var calendarTimeZone: TimeZone
 
     /// The preferences of a user who set none: `UserPreferences()`, the same defaults the API reports
     /// and starts from when the user saves a preference.
@@ -39,6 +42,7 @@ public struct DevicePolicyContext: Sendable, Hashable {
         focusModes = FocusModes()
         summary = .off
         deviceState = DeviceState()
+        calendarTimeZone = preferences.timeZone
     }
 
     /// The context of a stored record, defaults applied.
@@ -49,6 +53,7 @@ public struct DevicePolicyContext: Sendable, Hashable {
         focusModes = FocusModes(record.focusModes)
         summary = record.summarySchedule ?? .off
         deviceState = record.deviceState ?? DeviceState()
+        calendarTimeZone = record.deviceState?.timeZone ?? preferences.timeZone
     }
 
     /// The user's settings for an app (the defaults when they set none).

@@ -24,6 +24,8 @@ public final class PolicyCoordinator: Sendable {
     public let explainer: DecisionExplainer
     let focusService: FocusService
     let summaryService: SummaryService
+    /// Apps' local notifications: adding requests, and the trigger scheduler (a service).
+    public let localNotifications: LocalNotificationService
 
     /// The policy of `store`: decisions read the registry from `registry`, publish what they change to
     /// `hub`, and take time from `clock`. Run `focusService` and `summaryService` (the application's
@@ -38,6 +40,7 @@ public final class PolicyCoordinator: Sendable {
         self.explainer = DecisionExplainer(engine: engine)
         self.focusService = FocusService(engine: engine, events: events, logger: logger)
         self.summaryService = SummaryService(engine: engine, events: events, logger: logger)
+        self.localNotifications = LocalNotificationService(engine: engine, logger: logger)
     }
 
     /// Call after a user's per-app settings, preferences, Focus modes (or manual Focus switch) or
@@ -65,14 +68,14 @@ public final class PolicyCoordinator: Sendable {
         try await summaryService.nextSummaryPreview(userID: userID, now: now ?? engine.clock.now)
     }
 
-    /// The services that act when time passes (Focus schedules, Scheduled Summary): run them in the
-    /// application's ServiceGroup.
-    public var services: [any Service] { [focusService, summaryService] }
+    /// The services that act when time passes (Focus schedules, Scheduled Summary, the trigger
+    /// scheduler of local notifications): run them in the application's ServiceGroup.
+    public var services: [any Service] { [focusService, summaryService, localNotifications] }
 
-    /// The controller that moves `clock` and waits until both services have acted up to its new time
+    /// The controller that moves `clock` and waits until the services have acted up to its new time
     /// (`herald serve --clock manual`, the admin clock routes).
     public func clockController(for clock: ManualClock) -> ClockController {
-        ClockController(clock: clock, services: [focusService, summaryService])
+        ClockController(clock: clock, services: [focusService, summaryService, localNotifications])
     }
 
     /// The settings of an app a user never set: what the policy applies and the API shows.

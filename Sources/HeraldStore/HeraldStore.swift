@@ -22,14 +22,14 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 /// notification lists with their change feed and badges (`NotificationListStore`), decisions
 /// (`DecisionStore`), the user-side state of the delivery policy (`UserStateStore`), Scheduled
 /// Summary deliveries (`SummaryStore`), and the apps' categories and localization files
-/// (`AppResourceStore`). None of them has a default implementation: a store that misses a
+/// (`AppResourceStore`), and apps' local notifications (`LocalNotificationStore`). None of them has a default implementation: a store that misses a
 /// requirement does not compile. A part of Herald that needs only one of them takes only that one.
 ///
 /// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing here is
 /// SQLite-specific; every store must pass the contract suite of `Tests/HeraldStoreTests` (add the
 /// engine to `StoreEngine` there).
 public protocol HeraldStore: RegistryStore, NotificationListStore, DecisionStore, UserStateStore, SummaryStore,
-    AppResourceStore
+    AppResourceStore, LocalNotificationStore
 {
     /// Work the store does in the background while the server runs (SQLite: checkpoints of its
     /// write-ahead log); the application runs them in its ServiceGroup. Empty when there is none.
@@ -202,6 +202,9 @@ public protocol AppResourceStore: Sendable {
     func category(bundleID: String, identifier: String) async throws -> CategoryRecord?
     /// The app's categories, by identifier.
     func categories(bundleID: String) async throws -> [CategoryRecord]
+    /// Replaces the app's categories with these (identifier, JSON) in one transaction: the app's
+    /// other categories are deleted. `invalid` as `upsertCategory`; `notFound` for an unknown app.
+    func replaceCategories(bundleID: String, _ categories: [(identifier: String, json: String)]) async throws
     /// Deletes a category; false when the app has none with that identifier.
     func deleteCategory(bundleID: String, identifier: String) async throws -> Bool
     /// Adds or replaces a localization file (same app, locale, kind and name). `invalid` when the name
@@ -215,4 +218,49 @@ public protocol AppResourceStore: Sendable {
     func deleteLocalizationFile(
         bundleID: String, locale: String, kind: LocalizationFileKind, name: String
     ) async throws -> Bool
+}
+
+/// What apps on devices do through `UNUserNotificationCenter`: their credentials, their pending local
+/// notification requests (the trigger scheduler's queue), and the delivery of local notifications
+/// into the device's list.
+public protocol LocalNotificationStore: Sendable {
+    /// Adds an app credential (the SHA-256 hex digest of its bearer token) for the app on the device;
+    /// `notFound` when the device or the app does not exist, `conflict` when the digest is taken.
+    func createAppCredential(_ record: AppCredentialRecord, tokenDigest: String) async throws
+    /// The credential whose bearer token has this digest.
+    func appCredential(tokenDigest: String) async throws -> AppCredentialRecord?
+
+    /// Adds a pending request, replacing the app's pending request with the same identifier (the new
+    /// one is the most recently added). The app keeps at most `limit` pending requests: the oldest
+    /// added beyond it are removed in the same transaction. Returns the request as stored (with its
+    /// revision) and the identifiers removed for the limit. `notFound` for an unknown device or app.
+    func addLocalRequest(_ request: LocalRequestRecord, limit: Int) async throws -> (
+        stored: LocalRequestRecord, dropped: [String]
+    )
+    /// The app's pending requests on the device, oldest added first.
+    func localRequests(deviceID: String, bundleID: String) async throws -> [LocalRequestRecord]
+    /// Removes the app's pending requests with these identifiers (all of them when nil); returns the
+    /// identifiers removed.
+    func removeLocalRequests(deviceID: String, bundleID: String, identifiers: [String]?) async throws -> [String]
+    /// Pending requests of every device due at or before `date`, earliest first.
+    func dueLocalRequests(through date: Date, limit: Int) async throws -> [LocalRequestRecord]
+    /// The earliest fire date of any pending request; nil when none will fire.
+    func nextLocalRequestFireDate() async throws -> Date?
+
+    /// Puts local notifications into their devices' lists in ONE transaction, with the changes to
+    /// their pending requests (a fired one advances to its next fire date or is removed; one added
+    /// without a trigger removes the pending request it replaces), so a request fires exactly once
+    /// per fire date across restarts. A delivery whose fired revision is no longer pending (removed or
+    /// replaced since it was read) is skipped. Returns the changes in seq order, as `insert` does.
+    func deliverLocal(_ deliveries: [LocalDelivery]) async throws -> [StoredNotification]
+
+    /// The app's notifications in the device's list as the app sees them (delivered, in Notification
+    /// Center: not removed, not dismissed, not `notDelivered`), oldest first, with their identifiers.
+    func appNotifications(deviceID: String, bundleID: String) async throws -> [AppNotificationRecord]
+    /// Removes the app's notifications with these identifiers (all of them when nil) from the device's
+    /// list, leaving tombstones (new seqs); returns them in seq order.
+    func removeAppNotifications(deviceID: String, bundleID: String, identifiers: [String]?, at date: Date)
+        async throws -> [AppNotificationRecord]
+    /// Sets the app's badge on the device (`setBadgeCount`; 0 clears it).
+    func setAppBadge(deviceID: String, bundleID: String, badge: Int) async throws
 }

@@ -25,6 +25,26 @@ extension SQLiteStore {
         }
     }
 
+    public func replaceCategories(bundleID: String, _ categories: [(identifier: String, json: String)]) async throws {
+        for category in categories {
+            guard !category.identifier.isEmpty else { throw StoreError(.invalid, "A category needs an identifier.") }
+            guard PolicyJSON.isObject(category.json) else {
+                throw StoreError(.invalid, "The category \(category.identifier) is not a JSON object.")
+            }
+        }
+        let rows = categories.map { [$0.identifier, $0.json] }
+        try await write(Self.notFound("There is no app with bundle id \(bundleID).")) { db in
+            try Self.requireApp(db, bundleID)
+            try db.execute(sql: "DELETE FROM app_categories WHERE bundle_id = ?", arguments: [bundleID])
+            for row in rows {
+                try db.cachedStatement(
+                    sql: "INSERT INTO app_categories (bundle_id, identifier, category) VALUES (?, ?, ?)"
+                )
+                .execute(arguments: [bundleID, row[0], row[1]])
+            }
+        }
+    }
+
     public func category(bundleID: String, identifier: String) async throws -> CategoryRecord? {
         try await read { db in
             try String.fetchOne(

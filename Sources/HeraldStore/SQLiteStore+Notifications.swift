@@ -65,7 +65,7 @@ extension SQLiteStore {
 
     /// What an insert writes, with what is read from each notification before the transaction (see
     /// `Schema.applyInsertBadgesInStore` and `Schema.storeThreadKey`).
-    private struct InsertedRows: Sendable {
+    struct InsertedRows: Sendable {
         var notifications: [StoredNotification]
         var badges: [Int?]
         var threads: [String?]
@@ -80,7 +80,7 @@ extension SQLiteStore {
     /// Writes the rows; what it returns is only the seqs and tombstones: the rows as stored are made
     /// from them afterwards (`InsertedBatch.changes(of:)`), off the writer's thread, which is the
     /// push path's bottleneck. The rows are read in place (no copy of a notification per row).
-    private static func insert(_ rows: InsertedRows, _ db: Database) throws -> InsertedBatch {
+    static func insert(_ rows: InsertedRows, _ db: Database) throws -> InsertedBatch {
         var seq = try latestSeq(db)
         var seqs: [Int64] = []
         seqs.reserveCapacity(rows.notifications.count)

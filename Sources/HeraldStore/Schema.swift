@@ -21,6 +21,7 @@ enum Schema {
         migrator.registerMigration("v10-public-decision-shape", migrate: storePublicDecisionShape)
         migrator.registerMigration("v11-decision-badges-in-store", migrate: applyDecisionBadgesInStore)
         migrator.registerMigration("v12-one-thread-key", migrate: dropGeneratedThreadID)
+        migrator.registerMigration("v13-local-notifications", migrate: createLocalNotifications)
         return migrator
     }
 

@@ -8,6 +8,7 @@
 #if os(Linux)
     import CoreLocation
     import Foundation
+    import HeraldTriggers
 
     open class UNNotificationTrigger: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
         open var repeats: Bool { storedRepeats }
@@ -78,9 +79,7 @@
 
         /// Apple's exception message for an interval it refuses, or nil when the interval is valid.
         package static func refusal(timeInterval: TimeInterval, repeats: Bool) -> String? {
-            if !(timeInterval > 0) { return "time interval must be greater than 0" }
-            if repeats && timeInterval < 60 { return "time interval must be at least 60 if repeating" }
-            return nil
+            LocalTrigger.refusal(timeInterval: timeInterval, repeats: repeats)
         }
 
         /// As Apple's: the interval counted from now (a pending request's fire date is kept by the
@@ -131,54 +130,14 @@
             nextTriggerDate(after: Date(), in: Calendar.current)
         }
 
-        /// The components that select days (a match on these must not be moved to another day).
-        private static let dayLevelComponents: [Calendar.Component] = [
-            .era, .year, .month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .weekOfYear, .yearForWeekOfYear,
-        ]
-
-        /// The components that can be matched (calendar and time zone are not components to match).
-        private static let matchableComponents: [Calendar.Component] =
-            dayLevelComponents + [.hour, .minute, .second, .nanosecond]
-
         /// The first date strictly after `date` that matches the components, in `calendar` (its time
-        /// zone is the device's) unless the components carry their own calendar or time zone (an
-        /// explicit time zone makes the components an absolute instant). Apple's documented behaviour:
-        /// - a wall-clock time that does not exist (skipped by a spring-forward change) fires at the first
-        ///   valid time after it (02:30 on a day that jumps from 02:00 to 03:00 fires at 03:00);
-        /// - a time that happens twice (a fall-back change) fires at its first occurrence;
-        /// - a day that a month or year does not have (the 31st, February 29) is skipped, not moved: the
-        ///   31st fires only in months that have one, February 29 only in leap years.
-        /// nil when no date matches (a past one-off date, an impossible date such as February 30).
+        /// zone is the device's) unless the components carry their own calendar or time zone — the
+        /// rule the server's scheduler fires by (`CalendarMatching.nextDate`, HeraldTriggers: a
+        /// skipped spring-forward time fires at the first valid time after it, a repeated fall-back
+        /// time at its first occurrence, a day a month does not have is skipped). nil when no date
+        /// matches.
         package func nextTriggerDate(after date: Date, in calendar: Calendar) -> Date? {
-            var calendar = dateComponents.calendar ?? calendar
-            if let timeZone = dateComponents.timeZone { calendar.timeZone = timeZone }
-            var matching = DateComponents()
-            var hasComponent = false
-            for component in Self.matchableComponents {
-                if let value = dateComponents.value(for: component) {
-                    matching.setValue(value, for: component)
-                    hasComponent = true
-                }
-            }
-            guard hasComponent else { return nil }
-            var start = date
-            // Each pass that lands on a day the components do not name moves past it; 64 passes cover
-            // the longest gap between matching days (February 29: the next leap year is at most 8
-            // years away, each non-leap year costing one or two passes).
-            for _ in 0..<64 {
-                guard
-                    let candidate = calendar.nextDate(
-                        after: start, matching: matching, matchingPolicy: .nextTime, repeatedTimePolicy: .first,
-                        direction: .forward)
-                else { return nil }
-                let sameDay = Self.dayLevelComponents.allSatisfy { component in
-                    guard let wanted = matching.value(for: component) else { return true }
-                    return calendar.component(component, from: candidate) == wanted
-                }
-                if sameDay { return candidate }
-                start = candidate
-            }
-            return nil
+            CalendarMatching.nextDate(after: date, matching: dateComponents, in: calendar)
         }
 
         open override func isEqual(_ object: Any?) -> Bool {

@@ -237,3 +237,26 @@ struct TokenCommand: AsyncParsableCommand {
         func call(_ client: HeraldAPIClient) async throws -> Data { try await client.removeDeviceToken(token) }
     }
 }
+
+struct AppCredentialCommand: AdminAPICommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-credential",
+        abstract: "Issue a credential for one app on one device; prints it as JSON with \"credential\".",
+        discussion: """
+            The credential is what the app's UNUserNotificationCenter uses (HERALD_APP_CREDENTIAL): it \
+            reaches only that app's requests, notifications, badge, categories and settings on that \
+            device. It is shown once.
+            """)
+
+    @Option(help: ArgumentHelp("The device the app runs on.", valueName: "id"))
+    var deviceID: String
+
+    @Option(help: ArgumentHelp("The app's bundle id.", valueName: "id"))
+    var bundleID: String
+
+    @OptionGroup var connection: AdminConnection
+
+    func call(_ client: HeraldAPIClient) async throws -> Data {
+        try await client.createAppCredential(deviceID: deviceID, bundleID: bundleID)
+    }
+}

@@ -107,6 +107,12 @@ class HeraldEnv:
         token = self.new_token(d["device_id"], bundle_id)
         return Device(d["device_id"], user_id, user_token, token, bundle_id)
 
+    def app_credential(self, device_id: str, bundle_id: str | None = None) -> str:
+        """A credential of one app on one device (the app API, what UNUserNotificationCenter uses)."""
+        c = self.admin("POST", "/v1/admin/app-credentials",
+                       {"device_id": device_id, "bundle_id": bundle_id or self.topic}, expect=201)
+        return note_secret(c["credential"])
+
     def new_token(self, device_id: str, bundle_id: str, token: str | None = None) -> str:
         body = {"device_id": device_id, "bundle_id": bundle_id}
         if token:

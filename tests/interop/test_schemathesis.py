@@ -1,8 +1,9 @@
 """Schemathesis against the served OpenAPI document (`/openapi.yaml`) and the live session server.
 
 Every operation is called with generated parameters and bodies (positive and negative) and its
-authentication: the admin token for /v1/admin/*, otherwise the token of a user made for this run
-("the fuzzer"). Device and notification ids in paths are, half the time, the fuzzer's own (so the
+authentication: the admin token for /v1/admin/*, the fuzzer's app credential for /v1/app/* (an app
+of its own on the fuzzer's device), otherwise the token of a user made for this run ("the
+fuzzer"). Device and notification ids in paths are, half the time, the fuzzer's own (so the
 calls reach real resources) and otherwise those of another user ("the victim"). Checks: no 5xx, every
 response matches the schema of its status in the document, and the victim's data is the same after
 the run as before (another user's requests never change it). Cost: bounded by MAX_EXAMPLES per
@@ -37,11 +38,21 @@ class Actors:
                     assert st.status == 200, st
                     ids.append(apns_id)
         self.fuzzer_ids, self.victim_ids = ids[:3], ids[3:]
+        # The fuzzer's app API is an app of its own: replacing its categories touches no other test.
+        self.fuzzer_app = herald.app_credential(self.fuzzer.device_id, herald.new_app(herald.new_team()))
+        self.victim_app = herald.app_credential(self.victim.device_id)
+        r = herald.api("POST", "/v1/app/requests", token=self.victim_app, body={
+            "identifier": "victim-pending", "content": {"body": "mine"},
+            "trigger": {"type": "time_interval", "time_interval": 86400, "repeats": False}})
+        assert r.status == 201, r
         self.victim_before = self.victim_state()
 
     def victim_state(self) -> dict:
         h, v = self.herald, self.victim
         state = {"notifications": h.all_notifications(v)}
+        for path in ("/v1/app/requests", "/v1/app/notifications"):
+            r = h.api("GET", path, token=self.victim_app)
+            state[path] = (r.status, r.json() if r.status == 200 else None)
         for path in ("/v1/me/preferences", f"/v1/devices/{v.device_id}/state", "/v1/me/focus"):
             r = h.api("GET", path, token=v.user_token)
             state[path] = (r.status, r.json() if r.status == 200 else None)
@@ -82,7 +93,13 @@ def fill_path(case, actors) -> None:
           suppress_health_check=list(HealthCheck))
 def test_every_operation(case, herald, actors):
     fill_path(case, actors)
-    token = herald.admin_token if case.path.startswith("/v1/admin") else actors.fuzzer.user_token
+    if case.path.startswith("/v1/admin"):
+        token = herald.admin_token
+    elif case.path.startswith("/v1/app/"):
+        token = actors.fuzzer_app
+    else:
+        token = actors.fuzzer.user_token
+
     # The admin clock would move time for every other test of the session.
     if case.path.startswith("/v1/admin/clock") and case.method.upper() != "GET":
         pytest.skip("moving the session server's clock would change other tests")

@@ -6,7 +6,8 @@ import HeraldStore
 import Hummingbird
 import HummingbirdCore
 
-/// Who may call a route: the admin, by the admin token; a device's owner, by the user's token.
+/// Who may call a route: the admin, by the admin token; a device's owner, by the user's token; one
+/// app on one device, by that app's credential (the app API).
 struct Authenticator: Sendable {
     private let adminTokenDigest: SHA256.Digest?
     private let store: any HeraldStore
@@ -85,5 +86,17 @@ struct Authenticator: Sendable {
             throw APIError.deviceNotFound
         }
         return device
+    }
+
+    /// The app and device whose credential the request carries (401 otherwise). App credentials are
+    /// bearer tokens only in the Authorization header (an app is not a browser).
+    func requireAppCredential(_ request: Request) async throws -> AppCredentialRecord {
+        guard let token = try Self.bearerToken(in: request.headers) else {
+            throw APIError.unauthorized("This route needs an app credential: `Authorization: Bearer <app credential>`.")
+        }
+        guard let credential = try await store.appCredential(tokenDigest: RegistryService.tokenDigest(token)) else {
+            throw APIError.unauthorized("The app credential is not valid.")
+        }
+        return credential
     }
 }

@@ -124,6 +124,35 @@ public struct RegistryService: Sendable {
         try await store.device(id: id)
     }
 
+    // MARK: App credentials
+
+    /// An app credential and its bearer token, which exists only here: the store keeps its digest.
+    public struct CreatedAppCredential: Hashable, Sendable {
+        public var record: AppCredentialRecord
+        /// The bearer token, in the clear: shown once, never stored.
+        public var credential: String
+    }
+
+    /// Issues a credential for one app on one device (what its `UNUserNotificationCenter` uses).
+    public func createAppCredential(deviceID: String, bundleID: String) async throws -> CreatedAppCredential {
+        guard !deviceID.isEmpty else { throw APIError.missingField("device_id") }
+        guard !bundleID.isEmpty else { throw APIError.missingField("bundle_id") }
+        guard let device = try await store.device(id: deviceID) else {
+            throw APIError.notFound("device_not_found", "There is no device with this id.")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let credential = Self.makeBearerToken(using: &generator)
+        let record = AppCredentialRecord(
+            deviceID: deviceID, bundleID: bundleID, userID: device.userID, createdAt: now())
+        try await mapStoreErrors(
+            conflict: ("credential_exists", "Another credential has this token."),
+            notFound: ("app_not_found", "There is no app with this bundle id.")
+        ) {
+            try await store.createAppCredential(record, tokenDigest: Self.tokenDigest(credential))
+        }
+        return CreatedAppCredential(record: record, credential: credential)
+    }
+
     // MARK: Device tokens
 
     /// Registers a device token of an app on a device: `token` (even-length hex, stored

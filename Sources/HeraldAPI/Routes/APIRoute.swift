@@ -31,6 +31,7 @@ enum APIRoutes {
             + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + AppRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

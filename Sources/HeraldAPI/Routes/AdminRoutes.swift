@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStore
 import Hummingbird
 
 /// The admin routes (`/v1/admin/…`): the registry, behind the admin token.
@@ -16,7 +17,23 @@ struct AdminRoutes: Sendable {
             APIRoute(.post, "/v1/admin/devices", authenticator.adminOnly(createDevice)),
             APIRoute(.post, "/v1/admin/tokens", authenticator.adminOnly(createDeviceToken)),
             APIRoute(.delete, "/v1/admin/tokens/{token}", authenticator.adminOnly(unregisterDeviceToken)),
+            APIRoute(.post, "/v1/admin/app-credentials", authenticator.adminOnly(createAppCredential)),
         ]
+    }
+
+    @Sendable func createAppCredential(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let fields = try await JSONFields.body(request, context: context)
+        try fields.allowOnly(["device_id", "bundle_id"])
+        guard let deviceID = try fields.string("device_id") else { throw APIError.missingField("device_id") }
+        guard let bundleID = try fields.string("bundle_id") else { throw APIError.missingField("bundle_id") }
+        let created = try await registry.createAppCredential(deviceID: deviceID, bundleID: bundleID)
+        return JSONBody.response(
+            status: .created,
+            JSONValue.object([
+                "credential": .string(created.credential), "device_id": .string(created.record.deviceID),
+                "bundle_id": .string(created.record.bundleID), "user_id": .string(created.record.userID),
+                "created_at": .string(Timestamp.string(created.record.createdAt)),
+            ]))
     }
 
     @Sendable func createTeam(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -68,7 +68,8 @@ enum CategoryJSON {
         guard !title.isEmpty else { throw APIError.invalidField(action.name("title"), "must not be empty.") }
         let options = try optionList(action, "options", allowed: actionOptions)
         var icon: JSONValue = .null
-        if let iconFields = try action.fields("icon") {
+        // null is no icon (and no text input): what this type writes back is accepted as it is.
+        if !action.isNull("icon"), let iconFields = try action.fields("icon") {
             try iconFields.allowOnly(["system_image_name", "template_image_name"])
             let system = try iconFields.string("system_image_name")
             let template = try iconFields.string("template_image_name")
@@ -82,7 +83,7 @@ enum CategoryJSON {
             }
         }
         var textInput: JSONValue = .null
-        if let input = try action.fields("text_input") {
+        if !action.isNull("text_input"), let input = try action.fields("text_input") {
             try input.allowOnly(["button_title", "placeholder"])
             guard let button = try input.string("button_title") else {
                 throw APIError.missingField(input.name("button_title"))

@@ -84,4 +84,12 @@ extension HeraldAPIClient {
     public func removeDeviceToken(_ token: String) async throws -> Data {
         try await send("DELETE", path: "/v1/admin/tokens/\(Self.pathSegment(token))")
     }
+
+    /// `POST /v1/admin/app-credentials`: a credential for one app on one device (what its
+    /// `UNUserNotificationCenter` signs the app API with).
+    public func createAppCredential(deviceID: String, bundleID: String) async throws -> Data {
+        try await send(
+            "POST", path: "/v1/admin/app-credentials",
+            body: .object(["device_id": .string(deviceID), "bundle_id": .string(bundleID)]))
+    }
 }

@@ -1,0 +1,212 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+import HeraldStore
+import HeraldTriggers
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Apps' local notifications at work (`UNUserNotificationCenter.add`): a request without a trigger
+/// is decided and put into the device's list at once; one with a trigger waits in the store until
+/// this service — the trigger scheduler — fires it at its time, decided then like a push arriving
+/// then (levels, Focus, Scheduled Summary, previews, announce: the same `DeliveryPolicyEngine`).
+///
+/// Durable and exactly once: the pending requests are the store's (`LocalNotificationStore`), and a
+/// firing commits the notification together with the request's next fire date (or its removal) in
+/// one transaction. A request that came due while Herald was down fires once at start-up; a
+/// repeating one then continues from its next date after now (missed periods are not made up).
+///
+/// It follows the injected clock like the Focus and summary services (`ClockFollowing`), so a move
+/// of the manual clock fires each request at its own time.
+public final class LocalNotificationService: Service, ClockFollowing {
+    /// Apple keeps at most 64 pending requests per app ("the system keeps the soonest-firing 64";
+    /// Herald keeps the most recently added 64, as the issue and most accounts describe it).
+    public static let pendingLimit = 64
+    /// How many due requests one store read takes.
+    static let batchSize = 256
+
+    /// Why an app may not add a request.
+    public enum Refusal: Error, Hashable, Sendable {
+        /// The person denied the app's notifications, or was never asked (`UNError.notificationsNotAllowed`).
+        case notificationsNotAllowed(AuthorizationStatus)
+    }
+
+    /// What adding a request did.
+    public enum Added: Sendable {
+        /// Delivered at once (no trigger): the changes it made to the device's list, the new
+        /// notification last.
+        case delivered([StoredNotification])
+        /// Scheduled: the pending request as stored, and the app's requests dropped for the limit.
+        case scheduled(LocalRequestRecord, dropped: [String])
+    }
+
+    private let engine: DeliveryPolicyEngine
+    private let logger: Logger
+    private let wake = WakeSignal()
+    private let progress = ServiceProgress()
+
+    init(engine: DeliveryPolicyEngine, logger: Logger) {
+        self.engine = engine
+        self.logger = logger
+    }
+
+    private var store: any HeraldStore { engine.store }
+
+    /// The calendar a device's calendar triggers match in (Gregorian, the device's time zone).
+    public func calendar(deviceID: String) async throws -> Calendar {
+        let context = try await engine.context(deviceID: deviceID)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = context.calendarTimeZone
+        return calendar
+    }
+
+    /// Adds the app's request: `payload` is the APNs-shaped payload made from `content` (the app
+    /// API's content JSON). Refused (`Refusal`) when the app's notifications are not allowed.
+    public func add(
+        deviceID: String, bundleID: String, identifier: String, content: String, payload: String,
+        trigger: LocalTrigger?
+    ) async throws -> Added {
+        let context = try await engine.context(deviceID: deviceID)
+        let status = context.settings(for: bundleID).authorizationStatus
+        guard status != .denied, status != .notDetermined else { throw Refusal.notificationsNotAllowed(status) }
+        let now = engine.clock.now
+        guard let trigger else {
+            let row = try await decided(
+                deviceID: deviceID, bundleID: bundleID, identifier: identifier, payload: payload, at: now)
+            let changes = try await store.deliverLocal([
+                LocalDelivery(
+                    identifier: identifier, notification: row, firedRevision: nil, nextFireAt: nil, trigger: nil)
+            ])
+            engine.hub.publish(changes)
+            return .delivered(changes)
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = context.calendarTimeZone
+        let request = LocalRequestRecord(
+            deviceID: deviceID, bundleID: bundleID, identifier: identifier, content: content, payload: payload,
+            trigger: trigger.jsonText, addedAt: now, nextFireAt: trigger.firstFireDate(addedAt: now, calendar: calendar)
+        )
+        let (stored, dropped) = try await store.addLocalRequest(request, limit: Self.pendingLimit)
+        wake.signal()
+        return .scheduled(stored, dropped: dropped)
+    }
+
+    /// Pending requests were removed: the scheduler reads its next time again.
+    public func requestsChanged() {
+        wake.signal()
+    }
+
+    /// The list entry of a local notification at `date`, decided.
+    private func decided(deviceID: String, bundleID: String, identifier: String, payload: String, at date: Date)
+        async throws -> StoredNotification
+    {
+        let id = LocalNotificationID.make(bundleID: bundleID, identifier: identifier)
+        let parsed = try? NotificationPayload(json: Data(payload.utf8))
+        let decision = try await engine.decide(
+            localNotification: parsed, id: id, deviceID: deviceID, bundleID: bundleID, at: date)
+        var row = StoredNotification(
+            seq: 0, id: id, deviceID: deviceID, bundleID: bundleID, topic: bundleID, pushType: .alert, priority: 10,
+            collapseID: nil, expiration: nil, payload: payload, receivedAt: date,
+            deliveredAt: engine.hub.hasSession(deviceID: deviceID) ? date : nil)
+        row.setDecision(decision.stored, json: decision.json)
+        return row
+    }
+
+    // MARK: The scheduler
+
+    func followed(through date: Date) async -> Date? {
+        await progress.wait(through: date) { wake.signal() }
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await self.loop()
+        }
+    }
+
+    private func loop() async throws {
+        defer { progress.finish() }
+        let clock = engine.clock
+        var retryDelay: Duration = .seconds(1)
+        while !Task.isCancelled {
+            let now = clock.now
+            var failed = false
+            do {
+                try await fire(through: now)
+                retryDelay = .seconds(1)
+            } catch is CancellationError {
+                break
+            } catch {
+                failed = true
+                logger.log(
+                    level: error is StorageFaultError ? .debug : .error, "Could not fire local notifications",
+                    metadata: ["error": "\(error)"])
+            }
+            let next = try? await store.nextLocalRequestFireDate()
+            progress.passed(through: now, next: next)
+            // A pass that failed (a full disk) is tried again on the wall clock: a manual clock may never move.
+            let retry =
+                failed
+                ? Task { [wake, retryDelay] in
+                    try? await Task.sleep(for: retryDelay)
+                    if !Task.isCancelled { wake.signal() }
+                } : nil
+            if failed { retryDelay = min(retryDelay * 2, .seconds(10)) }
+            await wake.wait(until: next, on: clock)
+            retry?.cancel()
+        }
+    }
+
+    /// Fires every pending request due at or before `now`, a batch at a time.
+    func fire(through now: Date) async throws {
+        var calendars: [String: Calendar] = [:]
+        while true {
+            let due = try await store.dueLocalRequests(through: now, limit: Self.batchSize)
+            if due.isEmpty { return }
+            var deliveries: [LocalDelivery] = []
+            for request in due {
+                let calendar: Calendar
+                if let known = calendars[request.deviceID] {
+                    calendar = known
+                } else {
+                    calendar = try await self.calendar(deviceID: request.deviceID)
+                    calendars[request.deviceID] = calendar
+                }
+                let scheduled = request.nextFireAt ?? now
+                // A trigger this version cannot read fires this once and is removed.
+                let next = (try? LocalTrigger(jsonText: request.trigger))?.nextFireDate(
+                    afterFiringAt: scheduled, now: now, calendar: calendar)
+                let row = try await decided(
+                    deviceID: request.deviceID, bundleID: request.bundleID, identifier: request.identifier,
+                    payload: request.payload, at: now)
+                deliveries.append(
+                    LocalDelivery(
+                        identifier: request.identifier, notification: row, firedRevision: request.revision,
+                        nextFireAt: next, trigger: request.trigger))
+            }
+            let changes = try await store.deliverLocal(deliveries)
+            engine.hub.publish(changes)
+            if due.count < Self.batchSize { return }
+        }
+    }
+}
+
+extension DeliveryPolicyEngine {
+    /// Decides a local notification of `bundleID` on the device at `date`, as a push arriving then
+    /// (`payload` nil: one whose payload could not be read, decided without content).
+    func decide(
+        localNotification payload: NotificationPayload?, id: String, deviceID: String, bundleID: String, at date: Date
+    )
+        async throws -> DecisionToStore
+    {
+        let context = try await context(deviceID: deviceID)
+        let resources = try await resources(bundleID: bundleID)
+        let content = ShownContent(payload)
+        let facts = facts(
+            id: id, bundleID: bundleID, payload: payload, communication: content.communication, collapseID: nil,
+            expiry: nil, receivedAt: date, resources: resources)
+        return try await decide(
+            facts, content: content, resources: resources, isStored: false, context: context, now: date)
+    }
+}

@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+
+/// A credential of one app on one device (what `UNUserNotificationCenter` on that device signs its
+/// requests with): it reaches only that app's requests, notifications, categories and settings.
+public struct AppCredentialRecord: Hashable, Sendable {
+    public var deviceID: String
+    public var bundleID: String
+    /// The owner of the device (the user whose settings the app reads).
+    public var userID: String
+    public var createdAt: Date
+
+    public init(deviceID: String, bundleID: String, userID: String, createdAt: Date) {
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.userID = userID
+        self.createdAt = createdAt
+    }
+}
+
+/// A pending local notification request of an app on a device: added with a trigger, waiting to
+/// fire (`UNUserNotificationCenter.pendingNotificationRequests()`).
+public struct LocalRequestRecord: Hashable, Sendable {
+    public var deviceID: String
+    public var bundleID: String
+    /// The app's identifier of the request (unique per app and device; adding it again replaces).
+    public var identifier: String
+    /// The content as the app sent it (the app API's content JSON).
+    public var content: String
+    /// The APNs-shaped payload made from the content: what the notification list stores when it fires.
+    public var payload: String
+    /// The trigger's JSON (`LocalTrigger.jsonText`, HeraldTriggers).
+    public var trigger: String
+    public var addedAt: Date
+    /// When it fires next; nil when it never will again (kept so the app still lists it, as iOS
+    /// lists a calendar request whose date has passed until it is removed).
+    public var nextFireAt: Date?
+    /// The store's revision of this request: larger for every add (a replaced request gets a new
+    /// one), so a firing decided for an older revision is not applied. 0 before it is stored.
+    public var revision: Int64
+
+    public init(
+        deviceID: String, bundleID: String, identifier: String, content: String, payload: String, trigger: String,
+        addedAt: Date, nextFireAt: Date?, revision: Int64 = 0
+    ) {
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.identifier = identifier
+        self.content = content
+        self.payload = payload
+        self.trigger = trigger
+        self.addedAt = addedAt
+        self.nextFireAt = nextFireAt
+        self.revision = revision
+    }
+}
+
+/// One local notification to put into a device's list: a pending request that fired, or a request
+/// added without a trigger (delivered at once).
+public struct LocalDelivery: Sendable {
+    /// The app's identifier of the request.
+    public var identifier: String
+    /// The notification, decided; its `id` is `LocalNotificationID.make(bundleID:identifier:)`.
+    public var notification: StoredNotification
+    /// The revision of the pending request that fired (nil: a request without a trigger, which
+    /// replaces any pending request with its identifier). A firing whose request was removed or
+    /// replaced since it was read changes nothing.
+    public var firedRevision: Int64?
+    /// A repeating request's next fire date; nil removes the pending request.
+    public var nextFireAt: Date?
+    /// The trigger that fired it (its JSON); nil for a request added without one.
+    public var trigger: String?
+
+    public init(
+        identifier: String, notification: StoredNotification, firedRevision: Int64?, nextFireAt: Date?,
+        trigger: String?
+    ) {
+        self.identifier = identifier
+        self.notification = notification
+        self.firedRevision = firedRevision
+        self.nextFireAt = nextFireAt
+        self.trigger = trigger
+    }
+}
+
+/// A notification of an app's list on a device, with the identifier the app knows it by.
+public struct AppNotificationRecord: Hashable, Sendable {
+    /// The request identifier: a local notification's own, a push's `apns-id` (its list id).
+    public var identifier: String
+    /// Whether an app's request made it (else a push).
+    public var isLocal: Bool
+    /// The trigger of a local notification that fired (its JSON); nil for a push or a request
+    /// delivered without a trigger.
+    public var trigger: String?
+    public var notification: StoredNotification
+
+    public init(identifier: String, isLocal: Bool, trigger: String?, notification: StoredNotification) {
+        self.identifier = identifier
+        self.isLocal = isLocal
+        self.trigger = trigger
+        self.notification = notification
+    }
+}
+
+/// The list id of a local notification: a device's list holds every app's notifications, and two
+/// apps may use the same request identifier, so the id is made from both — a UUID (lowercase, like
+/// the `apns-id`s of pushes; version 8, name-based on SHA-256) — and the same request identifier
+/// always gets the same id, so delivering it again replaces the one delivered before, as on iOS.
+public enum LocalNotificationID {
+    public static func make(bundleID: String, identifier: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data("herald-local\u{0}\(bundleID)\u{0}\(identifier)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            hex[
+                hex.index(
+                    hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)]
+        }
+        return parts.joined(separator: "-")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

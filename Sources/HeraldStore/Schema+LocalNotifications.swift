@@ -1,0 +1,48 @@
+import GRDB
+
+extension Schema {
+    /// Apps' local notifications (`UNUserNotificationCenter` on Linux):
+    /// - `app_credentials`: one bearer token (by its SHA-256 digest) per app on a device;
+    /// - `local_requests`: pending requests, the trigger scheduler's queue, by next fire date. The
+    ///   revision (AUTOINCREMENT: never reused) orders them by when they were added (a replaced request
+    ///   gets a new one) and tells a firing whether its request is still the one it read;
+    /// - `local_deliveries`: the request identifier of each local notification put into a list (the
+    ///   list id is made from the app and the identifier, `LocalNotificationID`), so the app can list
+    ///   and remove its delivered notifications by identifier.
+    static func createLocalNotifications(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE app_credentials (
+                    token_digest  TEXT    NOT NULL PRIMARY KEY CHECK (length(token_digest) > 0),
+                    device_id     TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id     TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    created_at    INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX app_credentials_app ON app_credentials (device_id, bundle_id);
+
+                CREATE TABLE local_requests (
+                    revision      INTEGER PRIMARY KEY AUTOINCREMENT,
+                    device_id     TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id     TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    identifier    TEXT    NOT NULL CHECK (length(identifier) > 0),
+                    content       TEXT    NOT NULL,
+                    payload       TEXT    NOT NULL,
+                    trigger       TEXT    NOT NULL,
+                    added_at      INTEGER NOT NULL,
+                    next_fire_at  INTEGER,
+                    UNIQUE (device_id, bundle_id, identifier)
+                ) STRICT;
+                CREATE INDEX local_requests_due ON local_requests (next_fire_at) WHERE next_fire_at IS NOT NULL;
+
+                CREATE TABLE local_deliveries (
+                    device_id     TEXT    NOT NULL,
+                    id            TEXT    NOT NULL,
+                    bundle_id     TEXT    NOT NULL,
+                    identifier    TEXT    NOT NULL,
+                    -- The trigger that fired it (JSON); NULL for a request added without one.
+                    trigger       TEXT,
+                    PRIMARY KEY (device_id, id)
+                ) STRICT, WITHOUT ROWID;
+                """)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// What makes a local notification fire, as Herald stores and schedules it: Apple's time-interval
+/// and calendar triggers (`UNTimeIntervalNotificationTrigger`, `UNCalendarNotificationTrigger`).
+///
+/// One definition for both sides: the `UserNotifications` module encodes its triggers with it and
+/// computes `nextTriggerDate()` with it, and the server decodes, validates and schedules with it, so
+/// the app and the scheduler cannot disagree on when a trigger fires. Foundation only.
+public enum LocalTrigger: Hashable, Sendable {
+    /// Fires `interval` seconds after the request was added; repeating, every `interval` seconds.
+    case timeInterval(TimeInterval, repeats: Bool)
+    /// Fires at the next date matching the components in the device's calendar and time zone (the
+    /// components' own calendar or time zone when they carry one); repeating, at every match.
+    case calendar(DateComponents, repeats: Bool)
+
+    public var repeats: Bool {
+        switch self {
+        case .timeInterval(_, let repeats), .calendar(_, let repeats): repeats
+        }
+    }
+
+    /// Apple's exception message for an interval it refuses, or nil when the interval is valid:
+    /// not positive, or under 60 s when repeating.
+    public static func refusal(timeInterval: TimeInterval, repeats: Bool) -> String? {
+        if !(timeInterval > 0) || !timeInterval.isFinite { return "time interval must be greater than 0" }
+        if repeats && timeInterval < 60 { return "time interval must be at least 60 if repeating" }
+        return nil
+    }
+
+    /// When a request added at `addedAt` first fires; nil when it never does (a calendar date that
+    /// is past or impossible). `calendar` is the device's (its time zone matters).
+    public func firstFireDate(addedAt: Date, calendar: Calendar) -> Date? {
+        switch self {
+        case .timeInterval(let interval, _):
+            addedAt.addingTimeInterval(interval)
+        case .calendar(let components, _):
+            CalendarMatching.nextDate(after: addedAt, matching: components, in: calendar)
+        }
+    }
+
+    /// After a firing scheduled at `scheduled` (handled at `now`, which may be later when the server
+    /// was down): the next fire date of a repeating trigger, strictly after `now` — a repeating
+    /// trigger that came due several times while nobody ran it fires once, not once per missed
+    /// period — or nil when the trigger does not repeat.
+    public func nextFireDate(afterFiringAt scheduled: Date, now: Date, calendar: Calendar) -> Date? {
+        guard repeats else { return nil }
+        let after = max(scheduled, now)
+        switch self {
+        case .timeInterval(let interval, _):
+            // The periods keep their phase: added at 10:00:30 every 60 s fires at :30 each minute.
+            let elapsed = after.timeIntervalSince(scheduled)
+            let periods = (elapsed / interval).rounded(.down) + 1
+            return scheduled.addingTimeInterval(periods * interval)
+        case .calendar(let components, _):
+            return CalendarMatching.nextDate(after: after, matching: components, in: calendar)
+        }
+    }
+}
+
+/// Matching `DateComponents` against a calendar, as Apple documents for
+/// `UNCalendarNotificationTrigger.nextTriggerDate()`.
+public enum CalendarMatching {
+    /// The components that select days (a match on these must not be moved to another day).
+    static let dayLevelComponents: [Calendar.Component] = [
+        .era, .year, .month, .day, .weekday, .weekdayOrdinal, .weekOfMonth, .weekOfYear, .yearForWeekOfYear,
+    ]
+
+    /// The components that can be matched (calendar and time zone are not components to match).
+    static let matchableComponents: [Calendar.Component] = dayLevelComponents + [.hour, .minute, .second, .nanosecond]
+
+    /// Whether the components set anything that can be matched.
+    public static func hasMatchableComponent(_ components: DateComponents) -> Bool {
+        matchableComponents.contains { components.value(for: $0) != nil }
+    }
+
+    /// The first date strictly after `date` that matches `components`, in `calendar` (its time zone
+    /// is the device's) unless the components carry their own calendar or time zone (an explicit
+    /// time zone makes the components an absolute instant). Apple's documented behaviour:
+    /// - a wall-clock time that does not exist (skipped by a spring-forward change) fires at the first
+    ///   valid time after it (02:30 on a day that jumps from 02:00 to 03:00 fires at 03:00);
+    /// - a time that happens twice (a fall-back change) fires at its first occurrence;
+    /// - a day that a month or year does not have (the 31st, February 29) is skipped, not moved: the
+    ///   31st fires only in months that have one, February 29 only in leap years.
+    /// nil when no date matches (a past one-off date, an impossible date such as February 30).
+    public static func nextDate(after date: Date, matching components: DateComponents, in calendar: Calendar) -> Date? {
+        var calendar = components.calendar ?? calendar
+        if let timeZone = components.timeZone { calendar.timeZone = timeZone }
+        var matching = DateComponents()
+        var hasComponent = false
+        for component in matchableComponents {
+            if let value = components.value(for: component) {
+                matching.setValue(value, for: component)
+                hasComponent = true
+            }
+        }
+        guard hasComponent else { return nil }
+        var start = date
+        // Each pass that lands on a day the components do not name moves past it; 64 passes cover
+        // the longest gap between matching days (February 29: the next leap year is at most 8
+        // years away, each non-leap year costing one or two passes).
+        for _ in 0..<64 {
+            guard
+                let candidate = calendar.nextDate(
+                    after: start, matching: matching, matchingPolicy: .nextTime, repeatedTimePolicy: .first,
+                    direction: .forward)
+            else { return nil }
+            let sameDay = dayLevelComponents.allSatisfy { component in
+                guard let wanted = matching.value(for: component) else { return true }
+                return calendar.component(component, from: candidate) == wanted
+            }
+            if sameDay { return candidate }
+            start = candidate
+        }
+        return nil
+    }
+}

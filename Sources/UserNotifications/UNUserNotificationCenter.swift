@@ -1,0 +1,275 @@
+// UNUserNotificationCenter: Apple's API, backed by a Herald server's app API (one app on one device,
+// signed with the app's credential). Both spellings where Apple has both: the completion handler
+// (called on a background thread, as Apple's) and async.
+//
+// `current()` connects to the server the environment names (`HERALD_URL`, `HERALD_APP_CREDENTIAL`).
+// Without them it stops the program with a message saying what to set — as Apple's `current()`
+// raises an exception in a process that is not an app bundle.
+#if os(Linux)
+    import Foundation
+    import Synchronization
+
+    /// Apple's delegate protocol. Apple's methods are Objective-C optionals; here each has a default
+    /// implementation, so an `NSObject` subclass that implements none of them conforms.
+    public protocol UNUserNotificationCenterDelegate: NSObjectProtocol {
+        func userNotificationCenter(
+            _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+            withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
+        func userNotificationCenter(
+            _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+            withCompletionHandler completionHandler: @escaping @Sendable () -> Void)
+        func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?)
+    }
+
+    extension UNUserNotificationCenterDelegate {
+        /// Not implemented: the notification is not presented while the app is in the foreground.
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+            withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void
+        ) {
+            completionHandler([])
+        }
+
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+            withCompletionHandler completionHandler: @escaping @Sendable () -> Void
+        ) {
+            completionHandler()
+        }
+
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?
+        ) {}
+    }
+
+    open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
+        private let connection: HeraldConnection
+        private let delegateLock = NSLock()
+        private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
+
+        private static let shared: UNUserNotificationCenter = {
+            switch HeraldConnection.fromEnvironment() {
+            case .success(let connection): return UNUserNotificationCenter(connection: connection)
+            case .failure(let error): preconditionFailure(error.message)
+            }
+        }()
+
+        /// The center of this app (the server and credential of the environment).
+        open class func current() -> UNUserNotificationCenter { shared }
+
+        /// A center for one app on one device of a Herald server (tests, tools that talk to several).
+        package init(connection: HeraldConnection) {
+            self.connection = connection
+            super.init()
+        }
+
+        @available(*, unavailable, message: "Use UNUserNotificationCenter.current()")
+        public override init() { fatalError("UNUserNotificationCenter() is unavailable") }
+
+        open var delegate: (any UNUserNotificationCenterDelegate)? {
+            get { delegateLock.withLock { storedDelegate } }
+            set { delegateLock.withLock { storedDelegate = newValue } }
+        }
+
+        /// Herald runs no content extensions (they draw custom UI on a device).
+        open var supportsContentExtensions: Bool { false }
+
+        // MARK: Authorization and settings
+
+        /// Whether the app may notify. Herald reads the person's settings for the app: granted when
+        /// they are authorized, provisional or ephemeral (Herald's default for an app the person never
+        /// set: authorized). Asking the person on their device is not wired yet (see the README).
+        open func requestAuthorization(
+            options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void
+        ) {
+            Self.complete(completionHandler) { try await self.requestAuthorization(options: options) }
+        }
+
+        open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+            let settings = try await notificationSettings()
+            return [.authorized, .provisional, .ephemeral].contains(settings.authorizationStatus)
+        }
+
+        open func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {
+            Task {
+                let settings = (try? await notificationSettings()) ?? UNNotificationSettings(values: .init())
+                completionHandler(settings)
+            }
+        }
+
+        open func notificationSettings() async throws -> UNNotificationSettings {
+            HeraldWireFormat.settings(json: try await connection.send("GET", "v1/app/settings"))
+        }
+
+        // MARK: Categories
+
+        /// Replaces the app's categories (Apple's call returns at once; the server is updated in
+        /// the background, and a later `notificationCategories()` sees the new set).
+        open func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+            let body = HeraldConnection.encode([
+                "categories": categories.sorted { $0.identifier < $1.identifier }.map(HeraldWireFormat.json)
+            ])
+            categoryWrites.enqueue { [connection] in
+                try await connection.send("PUT", "v1/app/categories", bodyData: try body.get())
+            }
+        }
+
+        open func getNotificationCategories(
+            completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void
+        ) {
+            Task { completionHandler((try? await notificationCategories()) ?? []) }
+        }
+
+        open func notificationCategories() async throws -> Set<UNNotificationCategory> {
+            await categoryWrites.drain()
+            let object = try await connection.send("GET", "v1/app/categories")
+            return Set((object["categories"] as? [[String: Any]] ?? []).compactMap(HeraldWireFormat.category(json:)))
+        }
+
+        /// Category writes in the order the app made them (`setNotificationCategories` does not wait).
+        private let categoryWrites = SerialWrites()
+
+        // MARK: Requests
+
+        open func add(
+            _ request: UNNotificationRequest,
+            withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+        ) {
+            Task {
+                do {
+                    try await add(request)
+                    completionHandler?(nil)
+                } catch {
+                    completionHandler?(error)
+                }
+            }
+        }
+
+        open func add(_ request: UNNotificationRequest) async throws {
+            var body: [String: Any] = [
+                "identifier": request.identifier, "content": try HeraldWireFormat.json(request.content),
+            ]
+            body["trigger"] = try HeraldWireFormat.json(request.trigger) ?? NSNull()
+            try await connection.send("POST", "v1/app/requests", body: body)
+        }
+
+        open func getPendingNotificationRequests(
+            completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void
+        ) {
+            Task { completionHandler((try? await pendingNotificationRequests()) ?? []) }
+        }
+
+        open func pendingNotificationRequests() async throws -> [UNNotificationRequest] {
+            let object = try await connection.send("GET", "v1/app/requests")
+            return (object["requests"] as? [[String: Any]] ?? []).compactMap(HeraldWireFormat.request(json:))
+        }
+
+        open func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
+            let body = HeraldConnection.encode(["identifiers": identifiers])
+            pendingWrites.enqueue { [connection] in
+                try await connection.send("POST", "v1/app/requests/remove", bodyData: try body.get())
+            }
+        }
+
+        open func removeAllPendingNotificationRequests() {
+            pendingWrites.enqueue { [connection] in try await connection.send("DELETE", "v1/app/requests") }
+        }
+
+        /// Removals in the order the app made them (Apple's calls return at once).
+        private let pendingWrites = SerialWrites()
+
+        // MARK: Delivered notifications
+
+        open func getDeliveredNotifications(completionHandler: @escaping @Sendable ([UNNotification]) -> Void) {
+            Task { completionHandler((try? await deliveredNotifications()) ?? []) }
+        }
+
+        open func deliveredNotifications() async throws -> [UNNotification] {
+            await pendingWrites.drain()
+            let object = try await connection.send("GET", "v1/app/notifications")
+            return (object["notifications"] as? [[String: Any]] ?? []).compactMap(HeraldWireFormat.notification(json:))
+        }
+
+        open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
+            let body = HeraldConnection.encode(["identifiers": identifiers])
+            pendingWrites.enqueue { [connection] in
+                try await connection.send("POST", "v1/app/notifications/remove", bodyData: try body.get())
+            }
+        }
+
+        open func removeAllDeliveredNotifications() {
+            pendingWrites.enqueue { [connection] in try await connection.send("DELETE", "v1/app/notifications") }
+        }
+
+        // MARK: Badge
+
+        open func setBadgeCount(
+            _ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+        ) {
+            Task {
+                do {
+                    try await setBadgeCount(newBadgeCount)
+                    completionHandler?(nil)
+                } catch {
+                    completionHandler?(error)
+                }
+            }
+        }
+
+        open func setBadgeCount(_ newBadgeCount: Int) async throws {
+            guard newBadgeCount >= 0 else {
+                throw UNError(.badgeInputInvalid, reason: "The badge count must not be negative.")
+            }
+            try await connection.send("PUT", "v1/app/badge", body: ["count": newBadgeCount])
+        }
+
+        /// Waits until the fire-and-forget calls made so far (`setNotificationCategories`, the removals)
+        /// reached the server. Apple's calls need no such wait on a device; a test or tool on Linux
+        /// that reads the server directly afterwards may.
+        package func flush() async {
+            await categoryWrites.drain()
+            await pendingWrites.drain()
+        }
+
+        private static func complete<T: Sendable>(
+            _ handler: @escaping @Sendable (T, (any Error)?) -> Void, default value: T,
+            _ body: @escaping @Sendable () async throws -> T
+        ) {
+            Task {
+                do {
+                    handler(try await body(), nil)
+                } catch {
+                    handler(value, error)
+                }
+            }
+        }
+
+        private static func complete(
+            _ handler: @escaping @Sendable (Bool, (any Error)?) -> Void,
+            _ body: @escaping @Sendable () async throws -> Bool
+        ) {
+            complete(handler, default: false, body)
+        }
+    }
+
+    /// Requests sent one after another in the order they were enqueued, without the caller waiting
+    /// (Apple's `setNotificationCategories` and removal calls return at once); `drain()` waits for
+    /// those enqueued so far. A failed write is dropped (Apple's calls report nothing either).
+    final class SerialWrites: Sendable {
+        private let last = Mutex<Task<Void, Never>?>(nil)
+
+        func enqueue(_ write: @escaping @Sendable () async throws -> Void) {
+            last.withLock { last in
+                let previous = last
+                last = Task {
+                    await previous?.value
+                    try? await write()
+                }
+            }
+        }
+
+        func drain() async {
+            await last.withLock { $0 }?.value
+        }
+    }
+#endif

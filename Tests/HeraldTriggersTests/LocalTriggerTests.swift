@@ -1,0 +1,124 @@
+import Foundation
+import HeraldTriggers
+import Testing
+
+/// The trigger codec both sides use, and when a trigger fires next.
+@Suite struct LocalTriggerTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    static func calendar(_ zone: TimeZone = berlin) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    static func date(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    @Test func jsonRoundTrips() throws {
+        var components = DateComponents()
+        components.hour = 8
+        components.minute = 30
+        components.weekday = 2
+        components.timeZone = TimeZone(identifier: "America/New_York")
+        components.calendar = Calendar(identifier: .iso8601)
+        for trigger in [
+            LocalTrigger.timeInterval(90.5, repeats: false), .timeInterval(3600, repeats: true),
+            .calendar(components, repeats: true),
+        ] {
+            #expect(try LocalTrigger(jsonText: trigger.jsonText) == trigger)
+            #expect(try LocalTrigger(jsonObject: trigger.jsonObject) == trigger)
+        }
+        #expect(
+            LocalTrigger.timeInterval(60, repeats: true).jsonText
+                == #"{"repeats":true,"time_interval":60,"type":"time_interval"}"#)
+    }
+
+    @Test(arguments: [
+        (
+            #"{"type":"time_interval","time_interval":30,"repeats":true}"#, "time_interval",
+            "time interval must be at least 60 if repeating"
+        ),
+        (#"{"type":"time_interval","time_interval":0}"#, "time_interval", "time interval must be greater than 0"),
+        (#"{"type":"time_interval","time_interval":-5}"#, "time_interval", "greater than 0"),
+        (#"{"type":"time_interval"}"#, "time_interval", "is required"),
+        (#"{"type":"time_interval","time_interval":"60"}"#, "time_interval", "number of seconds"),
+        (#"{"type":"time_interval","time_interval":60,"repeats":1}"#, "repeats", "true or false"),
+        (#"{"type":"calendar","date_components":{}}"#, "date_components", "at least one"),
+        (#"{"type":"calendar","date_components":{"hour":8.5}}"#, "date_components.hour", "integer"),
+        (#"{"type":"calendar","date_components":{"hour":true}}"#, "date_components.hour", "integer"),
+        (
+            #"{"type":"calendar","date_components":{"hour":8,"time_zone":"Mars/Olympus"}}"#,
+            "date_components.time_zone", "time zone"
+        ),
+        (
+            #"{"type":"calendar","date_components":{"hour":8,"calendar":"klingon"}}"#, "date_components.calendar",
+            "one of"
+        ),
+        (#"{"type":"calendar","date_components":{"hour":8,"hours":9}}"#, "date_components.hours", "not a field"),
+        (#"{"type":"location","region":{}}"#, "type", "not supported yet"),
+        (#"{"type":"sometimes"}"#, "type", "must be"),
+        (#"{"time_interval":60}"#, "type", "is required"),
+        (#"[1]"#, "trigger", "object"),
+    ])
+    func badTriggersNameTheirField(_ json: String, _ field: String, _ rule: String) {
+        let error = #expect(throws: LocalTrigger.JSONError.self) { try LocalTrigger(jsonText: json) }
+        #expect(error?.field == field)
+        #expect(error?.rule.contains(rule) == true, "\(error?.rule ?? "")")
+    }
+
+    @Test func timeIntervalsKeepTheirPhaseAndDoNotMakeUpMissedPeriods() {
+        let added = Self.date("2026-03-01T10:00:30Z")
+        let trigger = LocalTrigger.timeInterval(60, repeats: true)
+        let first = trigger.firstFireDate(addedAt: added, calendar: Self.calendar())!
+        #expect(first == Self.date("2026-03-01T10:01:30Z"))
+        // Fired on time: the next minute.
+        #expect(
+            trigger.nextFireDate(afterFiringAt: first, now: first, calendar: Self.calendar())
+                == Self.date("2026-03-01T10:02:30Z"))
+        // Fired ten minutes late (the server was down): once, then the next period after now.
+        #expect(
+            trigger.nextFireDate(
+                afterFiringAt: first, now: Self.date("2026-03-01T10:11:40Z"), calendar: Self.calendar())
+                == Self.date("2026-03-01T10:12:30Z"))
+        #expect(
+            LocalTrigger.timeInterval(60, repeats: false).nextFireDate(
+                afterFiringAt: first, now: first, calendar: Self.calendar()) == nil)
+    }
+
+    @Test func calendarTriggersMatchInTheDevicesTimeZone() {
+        var components = DateComponents()
+        components.hour = 8
+        let trigger = LocalTrigger.calendar(components, repeats: true)
+        let added = Self.date("2026-03-01T10:00:00Z")  // 11:00 in Berlin
+        let first = trigger.firstFireDate(addedAt: added, calendar: Self.calendar())!
+        #expect(first == Self.date("2026-03-02T07:00:00Z"))  // 08:00 in Berlin, the next day
+        // Across the spring-forward change (Berlin, 2026-03-29): still 08:00 local.
+        let beforeChange = Self.date("2026-03-28T07:00:00Z")
+        #expect(
+            trigger.nextFireDate(afterFiringAt: beforeChange, now: beforeChange, calendar: Self.calendar())
+                == Self.date("2026-03-29T06:00:00Z"))
+        // The same components in New York fire at New York's 08:00.
+        #expect(
+            trigger.firstFireDate(addedAt: added, calendar: Self.calendar(TimeZone(identifier: "America/New_York")!))
+                == Self.date("2026-03-01T13:00:00Z"))
+        // A one-off date in the past never fires.
+        var past = DateComponents()
+        past.year = 2020
+        past.month = 1
+        past.day = 1
+        past.hour = 9
+        #expect(
+            LocalTrigger.calendar(past, repeats: false).firstFireDate(addedAt: added, calendar: Self.calendar()) == nil)
+    }
+
+    @Test func aNonexistentLocalTimeFiresAtTheFirstValidTimeAfterIt() {
+        var components = DateComponents()
+        components.month = 3
+        components.day = 29
+        components.hour = 2
+        components.minute = 30
+        let next = CalendarMatching.nextDate(
+            after: Self.date("2026-03-01T00:00:00Z"), matching: components, in: Self.calendar())
+        #expect(next == Self.date("2026-03-29T01:00:00Z"))  // 03:00 CEST
+    }
+}

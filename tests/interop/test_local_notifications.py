@@ -1,0 +1,108 @@
+"""Apps' local notifications through the app API of the real binary, as an app (curl-like HTTP) and an
+admin (`herald admin app-credential`) would use it: a credential scoped to one app on one device, a
+request delivered at once and one fired by its trigger on the server's clock, both in the user's
+list and stream with their decision, and what an app may not do."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import uuid
+
+from herald_support import herald_bin
+
+
+def cli_credential(herald, device) -> str:
+    out = subprocess.run([herald_bin(), "admin", "app-credential", "--device-id", device.device_id,
+                          "--bundle-id", herald.topic, "--url", herald.api_url, "--admin-token", herald.admin_token],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    created = json.loads(out.stdout)
+    assert created["device_id"] == device.device_id and created["bundle_id"] == herald.topic, created
+    return created["credential"]
+
+
+def add(herald, credential, identifier, content, trigger=None):
+    return herald.api("POST", "/v1/app/requests", token=credential,
+                      body={"identifier": identifier, "content": content, "trigger": trigger})
+
+
+def test_a_local_notification_reaches_the_users_list_with_its_decision(herald, device):
+    credential = cli_credential(herald, device)
+    r = add(herald, credential, "now", {"title": "Local", "body": "At once", "interruption_level": "passive"})
+    assert r.status == 201, r
+    assert r.json()["delivered"] is True
+    [n] = herald.all_notifications(device)
+    assert n["alert"] == {"title": "Local", "subtitle": None, "body": "At once"}
+    assert n["bundle_id"] == herald.topic
+    assert n["disposition"] == "listedSilently", n["decision"]
+    assert n["decision"]["sound"]["plays"] is False
+    r = herald.api("GET", f"/v1/notifications/{n['id']}/decision", token=device.user_token)
+    assert r.status == 200 and r.json()["disposition"] == "listedSilently", r
+
+
+def test_a_time_interval_trigger_fires_on_the_servers_clock(herald, device):
+    credential = cli_credential(herald, device)
+    r = add(herald, credential, "in-a-second", {"body": "Later"},
+            {"type": "time_interval", "time_interval": 1, "repeats": False})
+    assert r.status == 201 and r.json()["delivered"] is False, r
+    pending = herald.api("GET", "/v1/app/requests", token=credential).json()["requests"]
+    assert [p["identifier"] for p in pending] == ["in-a-second"]
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        delivered = herald.api("GET", "/v1/app/notifications", token=credential).json()["notifications"]
+        if delivered:
+            break
+        time.sleep(0.1)
+    assert [d["identifier"] for d in delivered] == ["in-a-second"], "the trigger did not fire within 15 s"
+    assert delivered[0]["source"] == "local" and delivered[0]["trigger"]["time_interval"] == 1
+    assert herald.api("GET", "/v1/app/requests", token=credential).json()["requests"] == []
+    [n] = herald.all_notifications(device)
+    assert n["alert"]["body"] == "Later"
+
+
+def test_an_app_reaches_only_its_own_device_and_app(herald, device):
+    mine = cli_credential(herald, device)
+    other = herald.new_device()
+    theirs = herald.app_credential(other.device_id)
+    assert add(herald, theirs, "theirs", {"body": "x"}).status == 201
+    # Nothing in the app API names a device or an app: mine sees nothing of theirs, removes nothing.
+    assert herald.api("GET", "/v1/app/notifications", token=mine).json()["notifications"] == []
+    assert herald.api("DELETE", "/v1/app/notifications", token=mine).json()["removed"] == []
+    assert len(herald.all_notifications(other)) == 1
+    # A user's token is not an app credential, and an app credential is not a user's token.
+    assert herald.api("GET", "/v1/app/requests", token=device.user_token).status == 401
+    assert herald.api("GET", f"/v1/devices/{device.device_id}/notifications", token=mine).status == 401
+
+
+def test_refusals_name_their_field_and_change_nothing(herald, device):
+    credential = herald.app_credential(device.device_id)
+    r = add(herald, credential, "bad", {"body": "x"}, {"type": "time_interval", "time_interval": 10, "repeats": True})
+    assert r.status == 400 and r.json()["error"]["code"] == "invalid_trigger", r
+    assert "time interval must be at least 60 if repeating" in r.json()["error"]["message"]
+    r = add(herald, credential, "bad", {})
+    assert r.status == 400 and r.json()["error"]["code"] == "notification_invalid_no_content", r
+    r = herald.api("POST", "/v1/app/requests", token=credential, body=b'{"identifier": "x", "content": {')
+    assert r.status == 400 and r.json()["error"]["code"] == "invalid_json", r
+    assert herald.api("GET", "/v1/app/requests", token=credential).json()["requests"] == []
+    assert herald.all_notifications(device) == []
+
+
+def test_the_repeating_limit_and_replacement(herald, device):
+    credential = herald.app_credential(device.device_id)
+    daily = {"type": "calendar", "date_components": {"hour": 8, "minute": 0}, "repeats": True}
+    dropped = []
+    for i in range(66):
+        r = add(herald, credential, f"r{i}", {"body": f"{i}"}, daily)
+        assert r.status == 201, r
+        dropped += r.json()["dropped"]
+    assert dropped == ["r0", "r1"], "the 65th and 66th drop the oldest added"
+    r = add(herald, credential, "r10", {"body": "again"}, daily)
+    assert r.json()["dropped"] == [], "replacing a pending request does not count twice"
+    pending = herald.api("GET", "/v1/app/requests", token=credential).json()["requests"]
+    assert len(pending) == 64
+    assert [p["identifier"] for p in pending[:2]] == ["r2", "r3"]
+    assert pending[-1]["identifier"] == "r10" and pending[-1]["content"]["body"] == "again"
+    # 08:00 in the user's time zone (UTC: nothing set).
+    assert pending[-1]["next_trigger_date"].endswith("T08:00:00.000Z"), pending[-1]
