@@ -263,4 +263,21 @@ public protocol LocalNotificationStore: Sendable {
         async throws -> [AppNotificationRecord]
     /// Sets the app's badge on the device (`setBadgeCount`; 0 clears it).
     func setAppBadge(deviceID: String, bundleID: String, badge: Int) async throws
+
+    /// Asks for the app's authorization, in one transaction: the person's settings for the app when
+    /// they already answered (a status other than `notDetermined`); else the request still pending for
+    /// the app and the user (one at a time, whichever device asked); else, when `provisional`, the
+    /// settings made provisional (granted quietly, no request); else `request` stored as pending, with
+    /// the app's settings set to `notDetermined` (nothing is delivered until the person answers).
+    func askAuthorization(_ request: AuthorizationRequestRecord, provisional: Bool) async throws
+        -> AuthorizationOutcome
+    /// One authorization request (pending or answered).
+    func authorizationRequest(id: String) async throws -> AuthorizationRequestRecord?
+    /// The device's pending authorization requests, oldest first.
+    func pendingAuthorizationRequests(deviceID: String) async throws -> [AuthorizationRequestRecord]
+    /// Answers a pending request and sets the app's settings to `settings`, in one transaction; the
+    /// request as answered, or nil when there is no pending request with this id (unknown or
+    /// answered already: an answer is given once).
+    func answerAuthorizationRequest(id: String, granted: Bool, settings: AppNotificationSettings, at date: Date)
+        async throws -> AuthorizationRequestRecord?
 }

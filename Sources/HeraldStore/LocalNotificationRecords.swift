@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldPolicy
 
 /// A credential of one app on one device (what `UNUserNotificationCenter` on that device signs its
 /// requests with): it reaches only that app's requests, notifications, categories and settings.
@@ -125,4 +126,42 @@ extension String {
     fileprivate func leftPadded(to length: Int) -> String {
         count >= length ? self : String(repeating: "0", count: length - count) + self
     }
+}
+
+/// An app's request for the person's permission (`requestAuthorization(options:)`), shown on the
+/// device until the person answers it.
+public struct AuthorizationRequestRecord: Hashable, Sendable {
+    public var id: String
+    public var deviceID: String
+    public var bundleID: String
+    public var userID: String
+    /// The options asked for, by Herald's names (`alert`, `sound`, `badge`, `critical_alert`, …).
+    public var options: [String]
+    public var requestedAt: Date
+    /// When the person answered; nil while pending.
+    public var answeredAt: Date?
+    /// The answer; nil while pending.
+    public var granted: Bool?
+
+    public init(
+        id: String, deviceID: String, bundleID: String, userID: String, options: [String], requestedAt: Date,
+        answeredAt: Date? = nil, granted: Bool? = nil
+    ) {
+        self.id = id
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.userID = userID
+        self.options = options
+        self.requestedAt = requestedAt
+        self.answeredAt = answeredAt
+        self.granted = granted
+    }
+}
+
+/// What asking for authorization found.
+public enum AuthorizationOutcome: Hashable, Sendable {
+    /// The person's answer is known (or was given quietly: provisional): the app's settings.
+    case determined(AppNotificationSettings)
+    /// The person has to answer this request (made now, or one made earlier and still pending).
+    case pending(AuthorizationRequestRecord)
 }

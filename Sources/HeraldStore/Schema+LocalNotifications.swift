@@ -43,6 +43,21 @@ extension Schema {
                     trigger       TEXT,
                     PRIMARY KEY (device_id, id)
                 ) STRICT, WITHOUT ROWID;
+
+                -- Apps' requests for the person's permission; at most one pending per user and app.
+                CREATE TABLE authorization_requests (
+                    id            TEXT    NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                    device_id     TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id     TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    user_id       TEXT    NOT NULL REFERENCES users (user_id),
+                    options       TEXT    NOT NULL,
+                    requested_at  INTEGER NOT NULL,
+                    answered_at   INTEGER,
+                    granted       INTEGER CHECK (granted IN (0, 1))
+                ) STRICT;
+                CREATE UNIQUE INDEX authorization_requests_pending
+                    ON authorization_requests (user_id, bundle_id) WHERE answered_at IS NULL;
+                CREATE INDEX authorization_requests_device ON authorization_requests (device_id, requested_at);
                 """)
     }
 }

@@ -270,6 +270,19 @@
             return UNNotificationAction(identifier: identifier, title: title, options: options, icon: icon)
         }
 
+        // MARK: Authorization
+
+        static let authorizationOptionNames: [(String, UNAuthorizationOptions)] = [
+            ("badge", .badge), ("sound", .sound), ("alert", .alert), ("car_play", .carPlay),
+            ("critical_alert", .criticalAlert),
+            ("provides_app_notification_settings", .providesAppNotificationSettings),
+            ("provisional", .provisional), ("announcement", .announcement), ("time_sensitive", .timeSensitive),
+        ]
+
+        static func names(_ options: UNAuthorizationOptions) -> [String] {
+            authorizationOptionNames.filter { options.contains($0.1) }.map(\.0)
+        }
+
         // MARK: Settings
 
         static func settings(json object: [String: Any]) -> UNNotificationSettings {

@@ -76,9 +76,11 @@
 
         // MARK: Authorization and settings
 
-        /// Whether the app may notify. Herald reads the person's settings for the app: granted when
-        /// they are authorized, provisional or ephemeral (Herald's default for an app the person never
-        /// set: authorized). Asking the person on their device is not wired yet (see the README).
+        /// Asks the person for permission, the first time: the request appears on the device (its
+        /// streams, `herald authorize`) and the call returns the person's answer, however long they
+        /// take. `.provisional` is granted quietly, without asking. Once answered, later calls return
+        /// the stored answer without asking again. Herald's default for an app whose settings the
+        /// person never set (and that never asked) is authorized, so pushes work without an app.
         open func requestAuthorization(
             options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void
         ) {
@@ -86,8 +88,13 @@
         }
 
         open func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
-            let settings = try await notificationSettings()
-            return [.authorized, .provisional, .ephemeral].contains(settings.authorizationStatus)
+            let body = HeraldConnection.encode(["options": HeraldWireFormat.names(options), "wait": 25])
+            while true {
+                let answer = try await connection.send("POST", "v1/app/authorization", bodyData: try body.get())
+                if let granted = answer["granted"] as? Bool { return granted }
+                // 202: the person has not answered yet; ask again (the server waits up to 25 s a call).
+                try Task.checkCancellation()
+            }
         }
 
         open func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {

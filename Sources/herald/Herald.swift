@@ -15,6 +15,7 @@ struct Herald: AsyncParsableCommand {
         DeviceStateCommand.self,
         ThreadsCommand.self,
         BadgesCommand.self,
+        AuthorizeCommand.self,
         ClockCommand.self,
         Admin.self,
     ]

@@ -271,4 +271,89 @@ struct AppRoutesTests {
             #expect(mine.json["notifications"]?[1] == nil)
         }
     }
+
+    @Test("authorization: provisional quietly, a request the person answers once, the stored answer after")
+    func authorization() async throws {
+        let harness = try TestHarness()
+        let (ownerToken, device) = try await harness.makeDevice()
+        let credential = try await harness.registry.createAppCredential(
+            deviceID: device.deviceID, bundleID: TestHarness.bundleID
+        ).credential
+        let (userToken, _) = try await harness.makeDevice(userName: "Bob", makeApp: false)
+        try await harness.makeApplication().test(.router) { client in
+            let ask = { (body: String) in
+                try await client.execute(
+                    uri: "/v1/app/authorization", method: .post, headers: bearer(credential), body: jsonBody(body))
+            }
+            // Nothing answered yet: a request, pending (wait 0: answer at once with 202).
+            let first = try await ask(#"{"options":["alert","sound","criticalAlert"],"wait":0}"#)
+            #expect(first.status == .accepted)
+            #expect(first.json["granted"]?.isNull == true)
+            #expect(first.json["authorization_status"] == .string("not_determined"))
+            guard case .string(let requestID)? = first.json["request"]?["id"] else {
+                Issue.record("no request id")
+                return
+            }
+            #expect(
+                first.json["request"]?["options"]
+                    == .array([.string("sound"), .string("alert"), .string("critical_alert")]))
+            // Asking again joins the same request.
+            let again = try await ask(#"{"options":["badge"],"wait":0}"#)
+            #expect(again.json["request"]?["id"] == .string(requestID))
+            // Until answered, nothing is delivered: the app's settings say not determined.
+            let stored = try await harness.store.appSettings(userID: device.userID)[TestHarness.bundleID]
+            #expect(stored?.authorizationStatus == .notDetermined)
+
+            // The device lists it; only its owner sees it.
+            let listed = try await client.execute(
+                uri: "/v1/devices/\(device.deviceID)/authorization-requests", method: .get, headers: bearer(ownerToken))
+            #expect(listed.json["requests"]?[0]?["id"] == .string(requestID))
+            let stranger = try await client.execute(
+                uri: "/v1/devices/\(device.deviceID)/authorization-requests", method: .get, headers: bearer(userToken))
+            #expect(stranger.status == .notFound)
+            let answerURI = "/v1/devices/\(device.deviceID)/authorization-requests/\(requestID)"
+            let strangerAnswer = try await client.execute(
+                uri: answerURI, method: .post, headers: bearer(userToken), body: jsonBody(#"{"allow":true}"#))
+            #expect(strangerAnswer.status == .notFound)
+
+            let answered = try await client.execute(
+                uri: answerURI, method: .post, headers: bearer(ownerToken), body: jsonBody(#"{"allow":true}"#))
+            #expect(answered.status == .ok)
+            #expect(answered.json["request"]?["granted"] == .bool(true))
+            #expect(answered.json["settings"]?["authorization_status"] == .string("authorized"))
+            #expect(answered.json["settings"]?["sound"] == .string("enabled"))
+            #expect(answered.json["settings"]?["badge"] == .string("not_supported"))
+            #expect(answered.json["settings"]?["critical_alerts"] == .string("not_supported"))  // not entitled
+            let twice = try await client.execute(
+                uri: answerURI, method: .post, headers: bearer(ownerToken), body: jsonBody(#"{"allow":false}"#))
+            #expect(twice.status == .conflict)
+
+            // Answered: the stored answer at once, no new request.
+            let later = try await ask(#"{"options":["alert"]}"#)
+            #expect(later.status == .ok)
+            #expect(later.json["granted"] == .bool(true))
+            #expect(later.json["authorization_status"] == .string("authorized"))
+            let none = try await client.execute(
+                uri: "/v1/devices/\(device.deviceID)/authorization-requests", method: .get, headers: bearer(ownerToken))
+            #expect(none.json["requests"] == .array([]))
+
+            let bad = try await ask(#"{"options":["loud"]}"#)
+            #expect(bad.json["error"]?["code"] == .string("invalid_field"))
+        }
+    }
+
+    @Test("authorization: provisional is granted quietly, without a request")
+    func provisionalAuthorization() async throws {
+        let harness = try TestHarness()
+        let (credential, device) = try await Self.credential(harness)
+        try await harness.makeApplication().test(.router) { client in
+            let answer = try await client.execute(
+                uri: "/v1/app/authorization", method: .post, headers: bearer(credential),
+                body: jsonBody(#"{"options":["alert","provisional"]}"#))
+            #expect(answer.status == .ok)
+            #expect(answer.json["granted"] == .bool(true))
+            #expect(answer.json["authorization_status"] == .string("provisional"))
+            #expect(try await harness.store.pendingAuthorizationRequests(deviceID: device.deviceID).isEmpty)
+        }
+    }
 }

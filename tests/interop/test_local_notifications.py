@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 import uuid
 
-from herald_support import herald_bin
+from herald_support import SSEClient, herald_bin, note_secret
 
 
 def cli_credential(herald, device) -> str:
@@ -20,7 +21,7 @@ def cli_credential(herald, device) -> str:
     assert out.returncode == 0, out.stderr
     created = json.loads(out.stdout)
     assert created["device_id"] == device.device_id and created["bundle_id"] == herald.topic, created
-    return created["credential"]
+    return note_secret(created["credential"])
 
 
 def add(herald, credential, identifier, content, trigger=None):
@@ -106,3 +107,43 @@ def test_the_repeating_limit_and_replacement(herald, device):
     assert pending[-1]["identifier"] == "r10" and pending[-1]["content"]["body"] == "again"
     # 08:00 in the user's time zone (UTC: nothing set).
     assert pending[-1]["next_trigger_date"].endswith("T08:00:00.000Z"), pending[-1]
+
+
+def test_asking_for_permission_shows_on_the_device_and_returns_the_answer(herald):
+    device = herald.new_device()
+    credential = herald.app_credential(device.device_id)
+    with SSEClient(herald.api_url, device.device_id, device.user_token) as stream:
+        stream.wait_connected()
+        r = herald.api("POST", "/v1/app/authorization", token=credential,
+                       body={"options": ["alert", "sound"], "wait": 0})
+        assert r.status == 202 and r.json()["granted"] is None, r
+        request_id = r.json()["request"]["id"]
+        event = stream.next(timeout=10)
+        while event.event != "authorization_requests":
+            event = stream.next(timeout=10)
+        assert [q["id"] for q in event.json()["requests"]] == [request_id]
+        assert event.id is None, "not a change of the list: no cursor"
+
+    def authorize(*args):
+        out = subprocess.run([herald_bin(), "authorize", "--device", device.device_id, "--url", herald.api_url,
+                              "--token", device.user_token, *args], capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    assert [q["bundle_id"] for q in authorize()["requests"]] == [herald.topic]
+    # The app waits while the person decides; the answer comes back on the same call.
+    answers = []
+    waiter = threading.Thread(target=lambda: answers.append(herald.api(
+        "POST", "/v1/app/authorization", token=credential, body={"options": ["alert"], "wait": 20})))
+    waiter.start()
+    time.sleep(0.3)
+    answered = authorize(request_id, "--deny")
+    assert answered["request"]["granted"] is False and answered["settings"]["authorization_status"] == "denied"
+    waiter.join(25)
+    assert answers and answers[0].status == 200 and answers[0].json()["granted"] is False, answers
+    # Denied: adding is refused, and asking again returns the answer without a new request.
+    r = herald.api("POST", "/v1/app/requests", token=credential, body={"identifier": "x", "content": {"body": "x"}})
+    assert r.status == 403 and r.json()["error"]["code"] == "notifications_not_allowed", r
+    r = herald.api("POST", "/v1/app/authorization", token=credential, body={"options": ["alert"]})
+    assert r.status == 200 and r.json()["granted"] is False, r
+    assert authorize()["requests"] == []

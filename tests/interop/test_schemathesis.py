@@ -41,6 +41,10 @@ class Actors:
         # The fuzzer's app API is an app of its own: replacing its categories touches no other test.
         self.fuzzer_app = herald.app_credential(self.fuzzer.device_id, herald.new_app(herald.new_team()))
         self.victim_app = herald.app_credential(self.victim.device_id)
+        # Answered (provisionally) before the run: an unanswered app's authorization call waits up to
+        # `wait` seconds for the person, longer than a generated call may take.
+        r = herald.api("POST", "/v1/app/authorization", token=self.fuzzer_app, body={"options": ["provisional"]})
+        assert r.status == 200, r
         r = herald.api("POST", "/v1/app/requests", token=self.victim_app, body={
             "identifier": "victim-pending", "content": {"body": "mine"},
             "trigger": {"type": "time_interval", "time_interval": 86400, "repeats": False}})

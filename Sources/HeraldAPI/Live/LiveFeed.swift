@@ -33,6 +33,8 @@ public enum LiveFeedOutput: Hashable, Sendable {
     /// The device's app badges changed after a change this session sent: `BadgeWatch`'s JSON
     /// (`event: badge`, no cursor).
     case badge(JSONValue)
+    /// A named event outside the change feed (`event: <name>`, no cursor).
+    case named(String, JSONValue)
 }
 
 /// A device's change feed for one session: every change after the client's cursor from the store,
@@ -154,6 +156,8 @@ public struct LiveFeed: AsyncSequence, Sendable {
                         return .heartbeat
                     case .deviceState(let json):
                         return .state(json)
+                    case .named(let name, let json):
+                        return .named(name, json)
                     case .summary(let seq):
                         phase = .catchingUp(after: position.catchUpStart(oldestDropped: seq))
                     }

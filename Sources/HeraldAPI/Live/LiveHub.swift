@@ -90,6 +90,15 @@ public final class LiveHub: Sendable {
         }
     }
 
+    /// Hands a named event (outside the change feed: no cursor) to the device's sessions: streams
+    /// send it as `event: <name>` (WebSocket: `{"type": name, name: json}`).
+    public func publishEvent(deviceID: String, name: String, _ json: JSONValue) {
+        let subscriptions = state.withLock { state in state.sessions[deviceID].map { Array($0.values) } ?? [] }
+        for subscription in subscriptions {
+            subscription.enqueueNamed(name, json)
+        }
+    }
+
     /// Tells the device's sessions that its summary event `seq` is committed: each reads it from
     /// the store (`HeraldStore.summaryEvents`) and sends it as `summary`.
     public func publishSummary(deviceID: String, seq: Int64) {

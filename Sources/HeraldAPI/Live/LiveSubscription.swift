@@ -17,6 +17,9 @@ public enum LiveEvent: Hashable, Sendable {
     /// A Scheduled Summary released notifications of the device: its event has this `seq` in the
     /// change feed; the session reads it (and anything before it not sent yet) from the store.
     case summary(seq: Int64)
+    /// A named event outside the change feed (no cursor): its JSON. Only the latest of each name
+    /// waits in the queue (`authorization_requests`: the device's pending authorization requests).
+    case named(String, JSONValue)
 }
 
 /// One live session's subscription to a device's changes: a bounded queue that the hub fills
@@ -61,6 +64,8 @@ public final class LiveSubscription: Sendable {
         var isHeartbeatDue = false
         var pendingState: JSONValue?
         var summaryDue: Int64?
+        /// Named events not taken yet, the latest of each name, in the order the names first came.
+        var pendingNamed: [(name: String, json: JSONValue)] = []
         var isFinished = false
         var waiter: CheckedContinuation<LiveEvent?, Never>?
 
@@ -84,6 +89,10 @@ public final class LiveSubscription: Sendable {
             if let state = pendingState {
                 pendingState = nil
                 return .deviceState(state)
+            }
+            if !pendingNamed.isEmpty {
+                let event = pendingNamed.removeFirst()
+                return .named(event.name, event.json)
             }
             if isHeartbeatDue {
                 isHeartbeatDue = false
@@ -180,6 +189,20 @@ public final class LiveSubscription: Sendable {
         let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
             guard !state.isFinished else { return nil }
             state.pendingState = json
+            return state.wakeUp()
+        }
+        if let (waiter, event) = wake { waiter.resume(returning: event) }
+    }
+
+    /// Hands a named event to the consumer (replacing one of the same name it has not taken yet).
+    func enqueueNamed(_ name: String, _ json: JSONValue) {
+        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+            guard !state.isFinished else { return nil }
+            if let index = state.pendingNamed.firstIndex(where: { $0.name == name }) {
+                state.pendingNamed[index].json = json
+            } else {
+                state.pendingNamed.append((name, json))
+            }
             return state.wakeUp()
         }
         if let (waiter, event) = wake { waiter.resume(returning: event) }

@@ -32,6 +32,7 @@ enum APIRoutes {
             + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + AuthorizationRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

@@ -128,6 +128,12 @@ struct ServerSentEvents: Sendable {
             buffer.writeBytes(try JSONBody.encode(badge))
             buffer.writeString("\n\n")
             return buffer
+        case .named(let name, let json):
+            // Outside the change feed too: no `id:`.
+            var buffer = ByteBuffer(string: "event: \(name)\ndata: ")
+            buffer.writeBytes(try JSONBody.encode(json))
+            buffer.writeString("\n\n")
+            return buffer
         case .state(let state):
             // Not a change of the list: no `id:`, so a client's Last-Event-ID stays where it was.
             var buffer = ByteBuffer(string: "event: state\ndata: ")

@@ -96,6 +96,10 @@ struct WebSocketStreams: Sendable {
                         for change in changes {
                             try await outbound.writeTextMessage(try message(change))
                         }
+                    case .named(let name, let json):
+                        let message = JSONValue.object(["type": .string(name), name: json])
+                        try await outbound.writeTextMessage(
+                            String(decoding: try JSONBody.encode(message), as: UTF8.self))
                     case .state(let state):
                         let message = JSONValue.object(["type": .string("state"), "state": state])
                         try await outbound.writeTextMessage(

@@ -22,6 +22,7 @@ public struct NotificationEventFormatter: Sendable {
         }
         if event.event == "badge" { return Self.badgeLine(notification) }
         if event.event == "summary" { return summaryLine(notification) }
+        if event.event == "authorization_requests" { return Self.authorizationLine(notification) }
         let time = Self.date(notification["received_at"]?.stringValue).map(clockTime) ?? "--:--:--"
         let app = notification["bundle_id"]?.stringValue ?? notification["topic"]?.stringValue ?? "?"
         if event.event == "removed" {
@@ -48,6 +49,22 @@ public struct NotificationEventFormatter: Sendable {
         }
         let suffix = details.isEmpty ? "" : "  [\(details.joined(separator: ", "))]"
         return "\(time)  \(app)  \(text)\(suffix)"
+    }
+
+    /// An `authorization_requests` event: the apps asking for permission, and how to answer.
+    /// `authorization  com.example.app asks for alert, sound (herald authorize 3f2… --allow|--deny)`
+    static func authorizationLine(_ object: [String: JSONValue]) -> String {
+        var requests: [JSONValue] = []
+        if case .array(let list)? = object["requests"] { requests = list }
+        guard !requests.isEmpty else { return "authorization  no app is asking" }
+        return requests.map { request in
+            let app = request.objectValue?["bundle_id"]?.stringValue ?? "?"
+            var options: [String] = []
+            if case .array(let list)? = request.objectValue?["options"] { options = list.compactMap(\.stringValue) }
+            let id = request.objectValue?["id"]?.stringValue ?? "?"
+            let asked = options.isEmpty ? "permission" : options.joined(separator: ", ")
+            return "authorization  \(app) asks for \(asked) (herald authorize \(id) --allow|--deny)"
+        }.joined(separator: "\n")
     }
 
     /// A `summary` event: `08:00:00  summary  12 notifications from 3 apps; featured: com.example.app Hello — World; …`.

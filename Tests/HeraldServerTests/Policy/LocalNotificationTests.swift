@@ -1,6 +1,7 @@
 #if os(Linux)
     import Foundation
     import HeraldAPI
+    import HeraldClient
     import HeraldCore
     import HeraldDelivery
     import HeraldPolicy
@@ -200,7 +201,6 @@
             let settings = try await center.notificationSettings()
             #expect(settings.authorizationStatus == .authorized)
             #expect(settings.showPreviewsSetting == .whenAuthenticated)
-            #expect(try await center.requestAuthorization(options: [.alert, .sound]))
 
             for index in 0..<65 {
                 try await center.add(
@@ -254,6 +254,64 @@
                 try await stranger.pendingNotificationRequests()
             }
             #expect(error?.status == 401)
+            try await herald.stop()
+        }
+
+        @Test("requestAuthorization asks the person on the device and returns their answer")
+        func requestAuthorizationAsksThePerson() async throws {
+            let herald = try await PolicyHerald.start()
+            let center = try await Self.center(herald)
+            let asking = Task { try await center.requestAuthorization(options: [.alert, .sound, .criticalAlert]) }
+            // The request appears on the device; until answered the app is not determined.
+            var pending: [AuthorizationRequestRecord] = []
+            for _ in 0..<300 where pending.isEmpty {
+                pending = try await herald.store.pendingAuthorizationRequests(deviceID: herald.demo.deviceID)
+                if pending.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let request = try #require(pending.first)
+            #expect(request.options == ["sound", "alert", "critical_alert"])
+            #expect(try await center.notificationSettings().authorizationStatus == .notDetermined)
+            await #expect(throws: UNError.self) {
+                try await center.add(
+                    UNNotificationRequest(identifier: "early", content: Self.content("E"), trigger: nil))
+            }
+            // The person allows it (`herald authorize ID --allow` does this call).
+            let person = try HeraldAPIClient(
+                baseURL: URL(string: herald.runtime.apiURL)!, bearerToken: herald.demo.userToken)
+            _ = try await person.answerAuthorizationRequest(
+                deviceID: herald.demo.deviceID, requestID: request.id, allow: true)
+            #expect(try await asking.value == true)
+            let settings = try await center.notificationSettings()
+            #expect(settings.authorizationStatus == .authorized)
+            #expect(settings.alertSetting == .enabled)
+            #expect(settings.soundSetting == .enabled)
+            #expect(settings.badgeSetting == .notSupported)  // not asked for
+            #expect(settings.criticalAlertSetting == .enabled)  // asked for, and the demo app is entitled
+            // Asked again: the stored answer, no new request.
+            #expect(try await center.requestAuthorization(options: [.badge]) == true)
+            #expect(try await herald.store.pendingAuthorizationRequests(deviceID: herald.demo.deviceID).isEmpty)
+            try await center.add(UNNotificationRequest(identifier: "now", content: Self.content("Now"), trigger: nil))
+            #expect(try await center.deliveredNotifications().count == 1)
+            try await person.shutdown()
+            try await herald.stop()
+        }
+
+        @Test("provisional authorization is granted quietly and delivers to Notification Center only")
+        func provisionalIsQuiet() async throws {
+            let herald = try await PolicyHerald.start()
+            try await herald.unlockDevice()
+            let center = try await Self.center(herald)
+            #expect(try await center.requestAuthorization(options: [.alert, .sound, .provisional]))
+            #expect(try await herald.store.pendingAuthorizationRequests(deviceID: herald.demo.deviceID).isEmpty)
+            #expect(try await center.notificationSettings().authorizationStatus == .provisional)
+            try await center.add(
+                UNNotificationRequest(identifier: "quiet", content: Self.content("Quiet"), trigger: nil))
+            let id = LocalNotificationID.make(bundleID: herald.demo.topic, identifier: "quiet")
+            let row = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: id))
+            #expect(row.decision?.decision.banner == AlertStyle.none)
+            #expect(row.decision?.decision.sound.plays == false)
+            #expect(row.decision?.decision.lockScreen == false)
+            #expect(row.decision?.decision.notificationCenter == true)
             try await herald.stop()
         }
     }
