@@ -280,4 +280,12 @@ public protocol LocalNotificationStore: Sendable {
     /// answered already: an answer is given once).
     func answerAuthorizationRequest(id: String, granted: Bool, settings: AppNotificationSettings, at date: Date)
         async throws -> AuthorizationRequestRecord?
+
+    /// Stores a person's response (durably, before it is acknowledged to them); `notFound` for an
+    /// unknown device or app.
+    func recordResponse(_ response: NotificationResponseRecord) async throws
+    /// Takes the app's responses on the device that no connection took yet, oldest first, marking
+    /// them delivered at `date` in the same transaction: each response is handed out at most once.
+    func claimResponses(deviceID: String, bundleID: String, limit: Int, at date: Date) async throws
+        -> [NotificationResponseRecord]
 }

@@ -165,3 +165,38 @@ public enum AuthorizationOutcome: Hashable, Sendable {
     /// The person has to answer this request (made now, or one made earlier and still pending).
     case pending(AuthorizationRequestRecord)
 }
+
+/// A person's response to a notification on a device (a tap, a custom action, a typed reply, a
+/// dismissal the category asked for), kept until the app's live connection takes it — once.
+public struct NotificationResponseRecord: Hashable, Sendable {
+    public var id: String
+    public var deviceID: String
+    public var bundleID: String
+    /// The notification's list id.
+    public var notificationID: String
+    /// Apple's action identifier (`com.apple.UNNotificationDefaultActionIdentifier`, the dismiss one, or
+    /// the category action's).
+    public var actionIdentifier: String
+    /// What the person typed, for a text-input action.
+    public var userText: String?
+    /// The notification as the app sees it when the person responded (the app API's JSON).
+    public var notificationJSON: String
+    public var respondedAt: Date
+    /// When the app's connection took it; nil until then.
+    public var deliveredAt: Date?
+
+    public init(
+        id: String, deviceID: String, bundleID: String, notificationID: String, actionIdentifier: String,
+        userText: String?, notificationJSON: String, respondedAt: Date, deliveredAt: Date? = nil
+    ) {
+        self.id = id
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.notificationID = notificationID
+        self.actionIdentifier = actionIdentifier
+        self.userText = userText
+        self.notificationJSON = notificationJSON
+        self.respondedAt = respondedAt
+        self.deliveredAt = deliveredAt
+    }
+}

@@ -58,6 +58,22 @@ extension Schema {
                 CREATE UNIQUE INDEX authorization_requests_pending
                     ON authorization_requests (user_id, bundle_id) WHERE answered_at IS NULL;
                 CREATE INDEX authorization_requests_device ON authorization_requests (device_id, requested_at);
+
+                -- People's responses to notifications, until the app's connection takes them (once).
+                CREATE TABLE notification_responses (
+                    position          INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id                TEXT    NOT NULL UNIQUE CHECK (length(id) > 0),
+                    device_id         TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id         TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    notification_id   TEXT    NOT NULL,
+                    action_identifier TEXT    NOT NULL CHECK (length(action_identifier) > 0),
+                    user_text         TEXT,
+                    notification      TEXT    NOT NULL,
+                    responded_at      INTEGER NOT NULL,
+                    delivered_at      INTEGER
+                ) STRICT;
+                CREATE INDEX notification_responses_waiting
+                    ON notification_responses (device_id, bundle_id, position) WHERE delivered_at IS NULL;
                 """)
     }
 }

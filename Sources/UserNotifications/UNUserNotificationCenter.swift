@@ -66,9 +66,53 @@
         @available(*, unavailable, message: "Use UNUserNotificationCenter.current()")
         public override init() { fatalError("UNUserNotificationCenter() is unavailable") }
 
+        /// Setting a delegate opens the app's live connection to Herald, which hands it the person's
+        /// responses (`userNotificationCenter(_:didReceive:withCompletionHandler:)`), each once — also
+        /// those made while the app was not running.
         open var delegate: (any UNUserNotificationCenterDelegate)? {
             get { delegateLock.withLock { storedDelegate } }
-            set { delegateLock.withLock { storedDelegate = newValue } }
+            set {
+                let start = delegateLock.withLock { () -> AppEventStream? in
+                    storedDelegate = newValue
+                    guard newValue != nil, events == nil else { return nil }
+                    let stream = AppEventStream(connection: connection) { [weak self] event in
+                        self?.handle(event)
+                    }
+                    events = stream
+                    return stream
+                }
+                start?.start()
+            }
+        }
+
+        private var events: AppEventStream?
+
+        /// Waits until the app's live connection is subscribed (after a delegate was set): tests and
+        /// tools that respond right away use it; an app needs not.
+        package func waitUntilConnected() async {
+            await delegateLock.withLock { events }?.waitUntilConnected()
+        }
+
+        deinit {
+            events?.stop()
+        }
+
+        /// A `response` event: the delegate's `didReceive`.
+        private func handle(_ event: AppEventStream.Event) {
+            guard event.name == "response",
+                let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
+                let action = object["action_identifier"] as? String,
+                let notification = (object["notification"] as? [String: Any]).flatMap(
+                    HeraldWireFormat.notification(json:))
+            else { return }
+            let response: UNNotificationResponse
+            if let text = object["user_text"] as? String {
+                response = UNTextInputNotificationResponse(
+                    notification: notification, actionIdentifier: action, userText: text)
+            } else {
+                response = UNNotificationResponse(notification: notification, actionIdentifier: action)
+            }
+            delegate?.userNotificationCenter(self, didReceive: response) {}
         }
 
         /// Herald runs no content extensions (they draw custom UI on a device).

@@ -5,11 +5,13 @@ list and stream with their decision, and what an app may not do."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import threading
 import time
 import uuid
+from urllib.parse import urlsplit
 
 from herald_support import SSEClient, herald_bin, note_secret
 
@@ -147,3 +149,44 @@ def test_asking_for_permission_shows_on_the_device_and_returns_the_answer(herald
     r = herald.api("POST", "/v1/app/authorization", token=credential, body={"options": ["alert"]})
     assert r.status == 200 and r.json()["granted"] is False, r
     assert authorize()["requests"] == []
+
+
+def test_a_response_reaches_the_apps_live_connection_once(herald):
+    device = herald.new_device()
+    credential = herald.app_credential(device.device_id)
+    category = {"identifier": "reply", "actions": [
+        {"identifier": "comment", "title": "Comment", "text_input": {"button_title": "Post", "placeholder": ""}}]}
+    assert herald.api("PUT", "/v1/app/categories", token=credential, body={"categories": [category]}).status == 200
+    r = add(herald, credential, "chat", {"body": "Hi", "category_identifier": "reply"})
+    notification_id = r.json()["notification"]["notification"]["id"]
+    path = f"/v1/devices/{device.device_id}/notifications/{notification_id}/response"
+    r = herald.api("POST", path, token=device.user_token, body={"action_identifier": "comment"})
+    assert r.status == 400 and r.json()["error"]["code"] == "missing_field", r
+    r = herald.api("POST", path, token=device.user_token,
+                   body={"action_identifier": "comment", "user_text": "On my way"})
+    assert r.status == 201, r
+
+    def read_stream(seconds: float) -> list[dict]:
+        parts = urlsplit(herald.api_url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=seconds)
+        conn.request("GET", "/v1/app/stream", headers={"Authorization": f"Bearer {credential}"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/event-stream")
+        events, data = [], b""
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                line = resp.fp.readline()
+                if line.startswith(b"data: "):
+                    events.append(json.loads(line[6:]))
+                    deadline = min(deadline, time.monotonic() + 0.5)
+        except (TimeoutError, OSError):
+            pass
+        finally:
+            conn.close()
+        return events
+
+    [event] = read_stream(3)
+    assert event["action_identifier"] == "comment" and event["user_text"] == "On my way"
+    assert event["notification"]["identifier"] == "chat"
+    assert read_stream(1.5) == [], "a response is handed out once"

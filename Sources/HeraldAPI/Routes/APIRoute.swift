@@ -33,6 +33,7 @@ enum APIRoutes {
             + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AuthorizationRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + ResponseRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

@@ -1,0 +1,184 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldDelivery
+import HeraldPolicy
+import HeraldStore
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// A person's responses to notifications, and the app's live connection that takes them
+/// (`userNotificationCenter(_:didReceive:withCompletionHandler:)`):
+/// - `POST /v1/devices/{device_id}/notifications/{id}/response` (the device's owner): the default
+///   action (a tap), one of the category's actions (with the typed text for a text-input action), or
+///   a dismissal; stored durably before it is answered;
+/// - `GET /v1/app/stream` (the app's credential): Server-Sent Events `event: response`, each response
+///   at most once — a connection claims it in the store before writing it — and the ones made while
+///   the app was not connected as soon as it connects.
+struct ResponseRoutes: Sendable {
+    static let defaultAction = "com.apple.UNNotificationDefaultActionIdentifier"
+    static let dismissAction = "com.apple.UNNotificationDismissActionIdentifier"
+    /// The most responses one store read of a connection takes.
+    static let claimBatch = 50
+
+    let dependencies: APIDependencies
+    let authenticator: Authenticator
+
+    var store: any HeraldStore { dependencies.store }
+
+    var routes: [APIRoute] {
+        [
+            APIRoute(.post, "/v1/devices/{device_id}/notifications/{id}/response", respond),
+            APIRoute(.get, "/v1/app/stream", appStream),
+        ]
+    }
+
+    // MARK: The person responds
+
+    @Sendable func respond(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let device = try await authenticator.requireDevice(
+            try context.parameters.require("device_id"), request: request)
+        let id = try context.parameters.require("id").lowercased()
+        let fields = try await JSONFields.body(request, context: context)
+        try fields.allowOnly(["action_identifier", "user_text"])
+        guard var action = try fields.string("action_identifier") else {
+            throw APIError.missingField("action_identifier")
+        }
+        if action == "default" { action = Self.defaultAction }
+        if action == "dismiss" { action = Self.dismissAction }
+        let text = try fields.string("user_text")
+        guard let row = try await store.notification(deviceID: device.deviceID, id: id),
+            row.disposition != .notDelivered
+        else {
+            throw APIError.notFound("notification_not_found", "The device has no such notification.")
+        }
+        let appView = try await store.appNotifications(deviceID: device.deviceID, bundleID: row.bundleID)
+        guard let record = appView.first(where: { $0.notification.id == id }) else {
+            throw APIError.notFound(
+                "notification_not_found", "The notification is no longer in Notification Center (dismissed).")
+        }
+        let payload = try? NotificationPayload(json: Data(row.payload.utf8))
+        let category = try await payload?.aps.category.asyncFlatMap {
+            try await store.category(bundleID: row.bundleID, identifier: $0)
+        }
+        let categoryJSON = category.flatMap { try? JSONParser.parse(Array($0.json.utf8)) }?.objectValue
+        let options = Self.array(categoryJSON?["options"]).compactMap(\.stringValue)
+        var recorded = true
+        switch action {
+        case Self.defaultAction:
+            guard text == nil else { throw APIError.invalidField("user_text", "is only for a text-input action.") }
+            if let changed = try await store.markRead(deviceID: device.deviceID, id: id, at: dependencies.now()) {
+                dependencies.hub.publish([changed])
+            }
+        case Self.dismissAction:
+            guard text == nil else { throw APIError.invalidField("user_text", "is only for a text-input action.") }
+            if let changed = try await store.dismiss(deviceID: device.deviceID, id: id, at: dependencies.now()) {
+                dependencies.hub.publish([changed])
+            }
+            // The app hears of a dismissal only when its category asks for it, as on iOS.
+            recorded = options.contains("custom_dismiss_action")
+        default:
+            let actions = Self.array(categoryJSON?["actions"]).compactMap(\.objectValue)
+            guard let definition = actions.first(where: { $0["identifier"]?.stringValue == action }) else {
+                throw APIError.invalidField(
+                    "action_identifier", "is not an action of the notification's category (nor `default` or `dismiss`)."
+                )
+            }
+            let isTextInput = definition["text_input"].map { $0 != JSONValue.null } ?? false
+            if isTextInput && text == nil { throw APIError.missingField("user_text") }
+            if !isTextInput && text != nil {
+                throw APIError.invalidField("user_text", "is only for a text-input action.")
+            }
+            let actionOptions = Self.array(definition["options"]).compactMap(\.stringValue)
+            if actionOptions.contains("authentication_required") {
+                let state = try await store.deviceState(deviceID: device.deviceID) ?? DeviceState()
+                if state.isLocked {
+                    throw APIError(
+                        .forbidden, code: "authentication_required",
+                        message: "This action needs the device unlocked (PUT /v1/devices/{device_id}/state).")
+                }
+            }
+            if let changed = try await store.markRead(deviceID: device.deviceID, id: id, at: dependencies.now()) {
+                dependencies.hub.publish([changed])
+            }
+        }
+        guard recorded else {
+            return JSONBody.response(status: .created, JSONValue.object(["response": .null]))
+        }
+        var generator = SystemRandomNumberGenerator()
+        let response = NotificationResponseRecord(
+            id: APNsID.make(using: &generator).lowercased(), deviceID: device.deviceID, bundleID: row.bundleID,
+            notificationID: id, actionIdentifier: action, userText: text,
+            notificationJSON: String(
+                decoding: try JSONBody.encode(try AppRoutes.appNotificationJSON(record)), as: UTF8.self),
+            respondedAt: dependencies.now())
+        try await mapStoreErrors { try await store.recordResponse(response) }
+        dependencies.appSignals.signal(deviceID: device.deviceID, bundleID: row.bundleID)
+        return JSONBody.response(status: .created, JSONValue.object(["response": Self.json(response)]))
+    }
+
+    /// The items of a JSON array (none when it is not one).
+    static func array(_ value: JSONValue?) -> [JSONValue] {
+        if case .array(let items)? = value { return items }
+        return []
+    }
+
+    static func json(_ response: NotificationResponseRecord) -> JSONValue {
+        .object([
+            "id": .string(response.id), "action_identifier": .string(response.actionIdentifier),
+            "user_text": .optional(response.userText),
+            "responded_at": .string(Timestamp.string(response.respondedAt)),
+            "notification": (try? JSONParser.parse(Array(response.notificationJSON.utf8))) ?? .null,
+        ])
+    }
+
+    // MARK: The app's live connection
+
+    @Sendable func appStream(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let app = try await authenticator.requireAppCredential(request)
+        let dependencies = self.dependencies
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8",
+            .cacheControl: "no-cache",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                let registration = dependencies.appSignals.register(deviceID: app.deviceID, bundleID: app.bundleID)
+                defer { registration.cancel() }
+                let stopping = Atomic<Bool>(false)
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                try await withTaskCancellationOrGracefulShutdownHandler {
+                    while !Task.isCancelled && !stopping.load(ordering: .acquiring) {
+                        let claimed = try await dependencies.store.claimResponses(
+                            deviceID: app.deviceID, bundleID: app.bundleID, limit: Self.claimBatch,
+                            at: dependencies.now())
+                        for response in claimed {
+                            var buffer = ByteBuffer(string: "id: \(response.id)\nevent: response\ndata: ")
+                            buffer.writeBytes(try JSONBody.encode(Self.json(response)))
+                            buffer.writeString("\n\n")
+                            try await writer.write(buffer)
+                        }
+                        if claimed.count == Self.claimBatch { continue }
+                        await registration.wait(timeout: dependencies.heartbeatInterval)
+                        if stopping.load(ordering: .acquiring) { break }
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
+                } onCancelOrGracefulShutdown: {
+                    stopping.store(true, ordering: .releasing)
+                    registration.cancel()
+                }
+                try await writer.finish(nil)
+            })
+    }
+}
+
+extension Optional {
+    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
