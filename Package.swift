@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-example-app", targets: ["herald-example-app"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         // Apple's UserNotifications and Intents APIs for Swift programs on Linux (README, "import
@@ -187,6 +188,14 @@ let package = Package(
         // computes `nextTriggerDate()` with it, the server decodes and schedules with it.
         .target(name: "HeraldTriggers", swiftSettings: swiftSettings),
         .target(name: "Intents", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
+        // The README tour's app: Apple's UserNotifications API on Linux against a Herald server
+        // (tests/interop/test_example_app.py runs it).
+        .executableTarget(
+            name: "herald-example-app",
+            dependencies: [.target(name: "UserNotifications", condition: .when(platforms: [.linux]))],
+            path: "Examples/ReminderApp",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: [
