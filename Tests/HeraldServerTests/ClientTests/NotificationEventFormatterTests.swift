@@ -36,6 +36,19 @@ extension ClientTests {
             #expect(formatter.line(for: removed) == "14:03:08  com.example.app  removed b")
         }
 
+        @Test func anAuthorizationRequestSaysWhoAsksAndHowToAnswer() {
+            let event = ServerSentEvent(
+                id: nil, event: "authorization_requests",
+                data: """
+                    {"requests":[{"id":"3f2a","bundle_id":"com.example.app","options":["sound","alert"]}]}
+                    """)
+            #expect(
+                formatter.line(for: event)
+                    == "authorization  com.example.app asks for sound, alert (herald authorize 3f2a --allow|--deny)")
+            let none = ServerSentEvent(id: nil, event: "authorization_requests", data: #"{"requests":[]}"#)
+            #expect(formatter.line(for: none) == "authorization  no app is asking")
+        }
+
         @Test func aSummaryEventShowsItsSizeAndTheFeaturedOnes() {
             let event = ServerSentEvent(
                 id: "12", event: "summary",
