@@ -74,7 +74,7 @@ public final class APNsListener: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let tracker = ConnectionTracker()
-    private let serverChannels = Mutex<[any Channel]>([])
+    private let serverChannels = HeraldMutex<[any Channel]>([])
 
     public init(
         configuration: APNsListenerConfiguration, handler: any PushHandler, group: any EventLoopGroup, logger: Logger
@@ -267,7 +267,7 @@ private final class ProtocolChoice: @unchecked Sendable {
 
 /// Counts connections refused at the limit, so that a flood of them logs one warning per 1,000.
 private final class ConnectionRefusals: Sendable {
-    private let count = Mutex(0)
+    private let count = HeraldMutex(0)
 
     /// Counts one refusal; true for the first and every 1,000th.
     func refused() -> Bool {

@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 import Synchronization
 
@@ -10,7 +11,7 @@ final class ConnectionTracker: Sendable {
         var drained: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     /// Requests counted in and not yet out.
     var inFlight: Int { state.withLock { $0.inFlight } }

@@ -27,7 +27,7 @@ public struct APNsResponse: Sendable, Hashable {
 /// The state APNs keeps per provider connection: the provider-token state (team binding, cached
 /// verification, refresh rate).
 public final class APNsConnection: Sendable {
-    public let auth = Mutex(ProviderAuthState())
+    public let auth = HeraldMutex(ProviderAuthState())
     public init() {}
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Synchronization
 
 /// Moves the manual clock of `herald serve --clock manual` (the admin clock routes) so that every
@@ -12,7 +13,7 @@ public final class ClockController: ClockControl {
     /// The clock moved.
     public let clock: ManualClock
     private let services: [any ClockFollowing]
-    private let tail = Mutex<Task<Void, Never>?>(nil)
+    private let tail = HeraldMutex<Task<Void, Never>?>(nil)
 
     /// The furthest one move may go: a year and a day (more: move again). Each stop costs a pass of
     /// every service, so a move's cost grows with the schedule times it crosses.
@@ -110,7 +111,7 @@ final class ServiceProgress: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     /// The loop made a pass at `checked` (everything due by then is done); it next acts at `next`.
     func passed(through checked: Date, next: Date?) {

@@ -18,7 +18,7 @@ public final class DeliveryPolicyEngine: Sendable {
     let hub: any LiveSessions
     let clock: any HeraldClock
     let logger: Logger
-    private let cache = Mutex(CacheState())
+    private let cache = HeraldMutex(CacheState())
 
     private struct CacheState {
         var devices: [String: DevicePolicyContext] = [:]

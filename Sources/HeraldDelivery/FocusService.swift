@@ -42,7 +42,7 @@ final class FocusService: Service, ClockFollowing {
     private let engine: DeliveryPolicyEngine
     private let events: PolicyActivityFanOut
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
 

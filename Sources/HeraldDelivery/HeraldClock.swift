@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Synchronization
 
 /// The time the services read and wait on: injected, so tests move it by hand instead of sleeping.
@@ -46,11 +47,11 @@ public final class ManualClock: HeraldClock {
         var nextID: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: HeraldMutex<State>
 
     /// A clock that reads `now` until advanced.
     public init(now: Date) {
-        state = Mutex(State(now: now))
+        state = HeraldMutex(State(now: now))
     }
 
     /// The time the clock was last moved to.
@@ -105,7 +106,7 @@ final class WakeSignal: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

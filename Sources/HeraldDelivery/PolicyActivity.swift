@@ -39,7 +39,7 @@ public final class PolicyActivityFanOut: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     /// A fan-out without subscribers.
     public init() {}

@@ -35,14 +35,14 @@ final class SummaryService: Service, ClockFollowing {
     private let engine: DeliveryPolicyEngine
     private let policyEvents: PolicyActivityFanOut
     private let logger: Logger
-    private let users = Mutex<[String: SummaryUser]>([:])
-    private let isDirty = Mutex(false)
+    private let users = HeraldMutex<[String: SummaryUser]>([:])
+    private let isDirty = HeraldMutex(false)
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
     /// The summaries a pass could not release, to try again (`retryFailed`).
-    private let failed = Mutex<[(userID: String, slot: Date)]>([])
+    private let failed = HeraldMutex<[(userID: String, slot: Date)]>([])
     /// Whether the start-up reading of the schedules (and its catching up) is still to be done.
-    private let isCatchUpPending = Mutex(false)
+    private let isCatchUpPending = HeraldMutex(false)
 
     /// The longest wait between two tries of a summary that could not be released.
     static let maximumRetryDelay: Duration = .seconds(10)

@@ -49,7 +49,7 @@ public final class NotificationWriter: Service {
         let store: any NotificationListStore
         let maxBatch: Int
         let onCommit: @Sendable ([StoredNotification]) -> Void
-        let state = Mutex(State())
+        let state = HeraldMutex(State())
         /// Signalled once per enqueue that found the queue empty, and on stop.
         let wake = DispatchSemaphore(value: 0)
         let delivery = DispatchQueue(label: "herald.notification-writer.delivery")
@@ -205,7 +205,7 @@ final class OneShot: Sendable {
         var fired = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     func fire() {
         let waiters = state.withLock { state in

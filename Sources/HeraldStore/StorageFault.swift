@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldCore
 import Logging
 import Synchronization
 
@@ -83,7 +84,7 @@ final class StorageFaultLog: Sendable {
     }
 
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
     /// Whether an episode is under way (a lock-free check on the path of every write).
     private let hasOpenEpisode = Atomic<Bool>(false)
     /// Whether damage was met (a lock-free check on the path of every write).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldCore
 import ServiceLifecycle
 import Synchronization
 
@@ -17,7 +18,7 @@ import Synchronization
 final class WALCheckpointer: Service {
     private let connection: DatabaseQueue
     private let interval: TimeInterval
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
     private let stopped = NSCondition()
 
     private struct State {

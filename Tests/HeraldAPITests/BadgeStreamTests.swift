@@ -91,7 +91,7 @@ struct BadgeStreamTests {
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            let received = Mutex<[JSONValue]>([])
+            let received = HeraldMutex<[JSONValue]>([])
             try await withTimeout {
                 async let push: Void = {
                     try await Self.waitForSession(harness, device.deviceID)

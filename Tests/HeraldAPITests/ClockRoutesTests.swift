@@ -13,7 +13,7 @@ import Testing
 /// as the server's `ClockController` does, and records what it was asked.
 final class FakeClockControl: ClockControl {
     let clock: TestClock
-    let moves = Mutex<[ClockMovement]>([])
+    let moves = HeraldMutex<[ClockMovement]>([])
 
     init(clock: TestClock) {
         self.clock = clock

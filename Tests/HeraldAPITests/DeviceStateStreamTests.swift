@@ -56,7 +56,7 @@ struct DeviceStateStreamTests {
         let (token, device) = try await harness.makeDevice()
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            let received = Mutex<[JSONValue]>([])
+            let received = HeraldMutex<[JSONValue]>([])
             try await withTimeout {
                 async let put: Void = Self.putStateWhenSubscribed(
                     harness, port: port, deviceID: device.deviceID, token: token)

@@ -47,7 +47,7 @@ struct WebSocketStreamTests {
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let path = "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
-            let received = Mutex<[JSONValue]>([])
+            let received = HeraldMutex<[JSONValue]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=0") { message in
                     let count = received.withLock {
@@ -71,7 +71,7 @@ struct WebSocketStreamTests {
 
             // Resume after 2: exactly what came after it.
             try await harness.push(device.deviceID, id: "n4")
-            let resumed = Mutex<[String]>([])
+            let resumed = HeraldMutex<[String]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=2") { message in
                     resumed.withLock {
@@ -112,7 +112,7 @@ struct WebSocketStreamTests {
         try await harness.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let path = "/v1/devices/\(device.deviceID)/stream?access_token=\(token)"
-            let received = Mutex<[JSONValue]>([])
+            let received = HeraldMutex<[JSONValue]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=0") { message in
                     let count = received.withLock {
@@ -147,7 +147,7 @@ struct WebSocketStreamTests {
             #expect(items.allSatisfy { $0["notification"]?["disposition"]?.stringValue == "listedSilently" })
 
             // A session resuming from before the summary gets it, once, first
-            let resumed = Mutex<[JSONValue]>([])
+            let resumed = HeraldMutex<[JSONValue]>([])
             try await withTimeout {
                 try await Self.session(port: port, path: path + "&cursor=2") { message in
                     resumed.withLock { $0.append(message) }

@@ -20,7 +20,7 @@ final class FakePushHandler: PushHandler {
     }
 
     private let answersAtOnce: Bool
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     init(answersAtOnce: Bool = true) {
         self.answersAtOnce = answersAtOnce

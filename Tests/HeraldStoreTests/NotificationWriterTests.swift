@@ -188,7 +188,7 @@ struct NotificationWriterTests {
         let writer = NotificationWriter(store: store, maxBatch: 8) { sink.yield($0) }
 
         // Writes enqueued before the service runs wait for it.
-        let results = Mutex<[Result<StoredNotification, any Error>]>([])
+        let results = HeraldMutex<[Result<StoredNotification, any Error>]>([])
         for index in 0..<100 {
             writer.enqueue(Fixture.notification("n\(index)")) { result in results.withLock { $0.append(result) } }
         }

@@ -9,7 +9,7 @@ import Testing
 
 /// The log lines a test reads back (level and message).
 final class CapturedLog: Sendable {
-    let lines = Mutex<[(level: Logger.Level, message: String)]>([])
+    let lines = HeraldMutex<[(level: Logger.Level, message: String)]>([])
 
     var logger: Logger {
         var logger = Logger(label: "herald.store.tests") { _ in CapturingLogHandler(log: self) }

@@ -20,7 +20,7 @@ public final class LiveHub: Sendable {
     public let queueCapacity: Int
     /// The largest number of bytes (estimated) a session's queue holds before the session lags.
     public let queueByteCapacity: Int
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
 
     private struct State {
         var sessions: [String: [UInt64: LiveSubscription]] = [:]

@@ -36,7 +36,7 @@ public final class LiveSubscription: Sendable {
     /// The largest number of bytes (`estimatedBytes`) the queue holds before the subscription lags.
     public let byteCapacity: Int
     let id: UInt64
-    private let state: Mutex<State>
+    private let state: HeraldMutex<State>
     private let onFinish: @Sendable (LiveSubscription) -> Void
 
     init(
@@ -47,7 +47,7 @@ public final class LiveSubscription: Sendable {
         self.deviceID = deviceID
         self.capacity = max(1, capacity)
         self.byteCapacity = max(1, byteCapacity)
-        self.state = Mutex(State())
+        self.state = HeraldMutex(State())
         self.onFinish = onFinish
     }
 

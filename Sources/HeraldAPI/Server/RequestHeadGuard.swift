@@ -1,3 +1,4 @@
+import HeraldCore
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -148,7 +149,7 @@ final class APIConnectionCount: Sendable {
     static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 8 << 10, high: 16 << 10)
 
     let limit: Int
-    private let state = Mutex((open: 0, refused: 0))
+    private let state = HeraldMutex((open: 0, refused: 0))
 
     init(limit: Int) { self.limit = limit }
 

@@ -3,10 +3,10 @@ import Synchronization
 /// The registry snapshot shared by the APNs endpoint (reads on every push) and the admin API
 /// (writes after each committed change).
 public final class RegistryCache: Sendable {
-    private let state: Mutex<RegistrySnapshot>
+    private let state: HeraldMutex<RegistrySnapshot>
 
     public init(_ snapshot: RegistrySnapshot = RegistrySnapshot()) {
-        state = Mutex(snapshot)
+        state = HeraldMutex(snapshot)
     }
 
     /// The current snapshot (a copy-on-write value: cheap to take).

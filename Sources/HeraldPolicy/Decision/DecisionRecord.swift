@@ -177,7 +177,7 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
     }
 
     private static let rememberedLimit = 4096
-    private static let remembered = Mutex<[DecisionRecord: String]>([:])
+    private static let remembered = HeraldMutex<[DecisionRecord: String]>([:])
 
     /// The decision `text` holds (as `jsonText()` wrote it); nil when it does not read.
     ///
@@ -193,7 +193,7 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
         return decision
     }
 
-    private static let decodedTexts = Mutex<[String: DecisionRecord]>([:])
+    private static let decodedTexts = HeraldMutex<[String: DecisionRecord]>([:])
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

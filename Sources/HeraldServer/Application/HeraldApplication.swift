@@ -40,7 +40,7 @@ public final class HeraldApplication: Sendable {
     let now: @Sendable () -> Date
     /// The wall clock: provider tokens, the rate limit, certificates (see `make`).
     let wallClock: @Sendable () -> Date
-    private let runningGroup = Mutex<ServiceGroup?>(nil)
+    private let runningGroup = HeraldMutex<ServiceGroup?>(nil)
 
     /// Opens (or creates) the data directory, the database, the certificates, the admin token and,
     /// on a fresh directory, the demo setup.

@@ -21,7 +21,7 @@ public final class PushService: PushHandler {
     private let writer: NotificationWriter
     private let hub: LiveHub
     private let policy: DeliveryPolicyEngine
-    private let limiter: Mutex<RateLimiter>
+    private let limiter: HeraldMutex<RateLimiter>
     private let now: @Sendable () -> Date
     private let wallClock: @Sendable () -> Date
     private let logger: Logger
@@ -40,7 +40,7 @@ public final class PushService: PushHandler {
         self.writer = writer
         self.hub = hub
         self.policy = policy
-        self.limiter = Mutex(RateLimiter(perSecond: deviceRateLimit))
+        self.limiter = HeraldMutex(RateLimiter(perSecond: deviceRateLimit))
         self.now = now
         self.wallClock = wallClock
         self.logger = logger

@@ -1,3 +1,4 @@
+import HeraldCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ final class RandomPool: Sendable {
     }
 
     private static let wordsPerRead = 512
-    private let state = Mutex(State())
+    private let state = HeraldMutex(State())
     private let descriptor: Int32
 
     private init() {
