@@ -1,3 +1,4 @@
+import HeraldCore
 import Synchronization
 
 /// Wakes the live connections of one app on one device (`GET /v1/app/stream`) when something for
@@ -9,7 +10,7 @@ public final class AppSignals: Sendable {
         var continuation: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex<[String: [UInt64: Waiter]]>([:])
+    private let state = HeraldMutex<[String: [UInt64: Waiter]]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     public init() {}
