@@ -69,16 +69,10 @@ extension SQLiteStore {
             throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition.rawValue) ones.")
         }
         guard !deviceIDs.isEmpty, !dispositions.isEmpty else { return [] }
-        let devices = try Self.jsonArray(deviceIDs)
-        let held = try Self.jsonArray(dispositions.map(\.rawValue).sorted())
+        let devices = Self.jsonArray(deviceIDs)
+        let held = Self.jsonArray(dispositions.map(\.rawValue).sorted())
         return try await read { db in
             try NotificationRow.fetchAll(db, sql: Self.heldSQL, arguments: [devices, held])
         }
-    }
-
-    /// A JSON array of strings, bound to one parameter and read with `json_each` (one cached
-    /// statement whatever the number of values).
-    private static func jsonArray(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
     }
 }

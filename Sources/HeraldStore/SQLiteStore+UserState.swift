@@ -19,14 +19,19 @@ extension SQLiteStore {
         try await write(Self.notFound("The user or the app does not exist.")) { db in
             try Self.requireUser(db, userID)
             try Self.requireApp(db, bundleID)
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO app_settings (user_id, bundle_id, settings) VALUES (?, ?, ?)
-                    ON CONFLICT (user_id, bundle_id) DO UPDATE SET settings = excluded.settings
-                    """
-            )
-            .execute(arguments: [userID, bundleID, json])
+            try Self.putAppSettings(db, json: json, userID: userID, bundleID: bundleID)
         }
+    }
+
+    /// Writes one app's settings for a user (encoded by `PolicyJSON`), replacing what was there.
+    static func putAppSettings(_ db: Database, json: String, userID: String, bundleID: String) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO app_settings (user_id, bundle_id, settings) VALUES (?, ?, ?)
+                ON CONFLICT (user_id, bundle_id) DO UPDATE SET settings = excluded.settings
+                """
+        )
+        .execute(arguments: [userID, bundleID, json])
     }
 
     // MARK: Preferences

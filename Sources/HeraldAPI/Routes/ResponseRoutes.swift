@@ -139,11 +139,7 @@ struct ResponseRoutes: Sendable {
     @Sendable func appStream(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
         let dependencies = self.dependencies
-        let headers: HTTPFields = [
-            .contentType: "text/event-stream; charset=utf-8",
-            .cacheControl: "no-cache",
-            HTTPField.Name("X-Accel-Buffering")!: "no",
-        ]
+        let headers = ServerSentEvents.headers
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in

@@ -12,6 +12,13 @@ struct ServerSentEvents: Sendable {
     let dependencies: APIDependencies
     let authenticator: Authenticator
 
+    /// The response headers of every event stream Herald serves (proxies must not buffer it).
+    static let headers: HTTPFields = [
+        .contentType: "text/event-stream; charset=utf-8",
+        .cacheControl: "no-cache",
+        HTTPField.Name("X-Accel-Buffering")!: "no",
+    ]
+
     var routes: [APIRoute] {
         [APIRoute(.get, "/v1/devices/{device_id}/stream", stream)]
     }
@@ -23,11 +30,7 @@ struct ServerSentEvents: Sendable {
             headers: request.headers, uri: request.uri, store: dependencies.store)
         var logger = context.logger
         logger[metadataKey: "device.id"] = .string(device.deviceID)
-        let headers: HTTPFields = [
-            .contentType: "text/event-stream; charset=utf-8",
-            .cacheControl: "no-cache",
-            HTTPField.Name("X-Accel-Buffering")!: "no",
-        ]
+        let headers = Self.headers
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { [logger] writer in

@@ -48,8 +48,7 @@ struct TestHarness {
         _ kind: StoreKind = .memory, queueCapacity: Int = LiveHub.defaultQueueCapacity,
         heartbeatInterval: Duration = .seconds(15)
     ) throws {
-        dataDirectory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("herald-api-tests-\(UUID().uuidString)", isDirectory: true)
+        dataDirectory = Self.scratch.appendingPathComponent(UUID().uuidString, isDirectory: true)
         switch kind {
         case .memory:
             store = try SQLiteStore.inMemory()
@@ -67,6 +66,20 @@ struct TestHarness {
             now: clock.now, logger: logger, heartbeatInterval: heartbeatInterval
         )
     }
+
+    /// Where this test process puts its data directories: `herald-api-tests-<pid>` in the temporary
+    /// directory, made once per process after removing those of processes that ended (a harness has
+    /// no end of life to remove its own, and 1,300 of them piled up in /tmp over a few sessions).
+    static let scratch: URL = {
+        let temporary = FileManager.default.temporaryDirectory
+        let prefix = "herald-api-tests-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) == 0 { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        return temporary.appendingPathComponent(prefix + "\(getpid())", isDirectory: true)
+    }()
 
     func makeApplication() -> APIApplication {
         makeAPIApplication(dependencies, host: "127.0.0.1", port: 0)
