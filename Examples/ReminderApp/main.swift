@@ -78,7 +78,9 @@
             let pending = try await center.pendingNotificationRequests()
             for request in pending {
                 let next = (request.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate()
-                say("scheduled \(request.identifier) next \(next.map { ISO8601DateFormatter().string(from: $0) } ?? "-")")
+                say(
+                    "scheduled \(request.identifier) next \(next.map { ISO8601DateFormatter().string(from: $0) } ?? "-")"
+                )
             }
             if deliverNow {
                 let now = UNMutableNotificationContent()
