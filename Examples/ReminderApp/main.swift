@@ -1,6 +1,8 @@
 // A small app on Linux written against Apple's UserNotifications API, as an iOS app would be: it asks
 // permission, registers the seeds' category (actions with icons, a text reply), schedules a calendar
-// notification (and, with --now, one delivered at once), and prints each response a person gives.
+// notification (and, with --now, one delivered at once), and prints each response a person gives;
+// while it is in front of the device, it asks for a banner, a sound and a list entry for each
+// notification (willPresent) and prints it.
 //
 //   HERALD_URL=http://127.0.0.1:8080 HERALD_APP_CREDENTIAL=… swift run herald-example-app [--now] [--responses N]
 //
@@ -20,6 +22,14 @@
 
         init(stopAfter: Int?) {
             remaining = Mutex(stopAfter)
+        }
+
+        func userNotificationCenter(
+            _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+            withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void
+        ) {
+            say("will present \(notification.request.identifier) \(notification.request.content.title)")
+            completionHandler([.banner, .sound, .list])
         }
 
         func userNotificationCenter(

@@ -169,12 +169,22 @@ public final class DeliveryPolicyEngine: Sendable {
     /// A hidden preview's `%u` is the thread's count in the store (`threadCount`, read only when the
     /// preview is hidden), plus one when `isStored` is false (a push decided before its commit).
     /// `display` is computed from `content` (see `NotificationDisplay`).
+    ///
+    /// `question` is what the app's `willPresent` sees of a notification about to be delivered: when
+    /// the app is in front of the unlocked device with no answer fixed by the device state and a live
+    /// connection of it answers (`asksForegroundApp`), the app is asked and the decision made with its
+    /// answer (none in time: not presented, as for an app without a delegate).
     func decide(
         _ facts: NotificationFacts, content: ShownContent, resources: AppResources, isStored: Bool,
         context: DevicePolicyContext, now: Date, released: ReasonCode? = nil,
-        releasedFrom: DecisionRecord.FocusRef? = nil
+        releasedFrom: DecisionRecord.FocusRef? = nil, question: WillPresentQuestion? = nil
     ) async throws -> DecisionToStore {
         var draft = draft(facts, context: context, now: now)
+        if let question, asksForegroundApp(draft, context: context) {
+            var asked = context
+            asked.deviceState.foregroundApp?.willPresent = await hub.willPresent(question)
+            draft = self.draft(facts, context: asked, now: now)
+        }
         if case .hidden(var hidden) = draft.decision.preview {
             // A count the store cannot give is not worth refusing the push: the notification alone.
             var counted = 0
@@ -197,6 +207,22 @@ public final class DeliveryPolicyEngine: Sendable {
     /// The actions a notification's category shows (nil without a registered category or actions).
     private func actions(of facts: NotificationFacts, in resources: AppResources) -> JSONValue? {
         facts.categoryID.flatMap { resources.categories[$0]?.actions }
+    }
+
+    /// Whether the foreground app is asked how to present the draft's notification: it is delivered
+    /// (not held, not refused), its app is in front of the unlocked device, the device state does
+    /// not fix the app's answer, and a live connection of the app answers `willPresent`.
+    private func asksForegroundApp(_ draft: Draft, context: DevicePolicyContext) -> Bool {
+        let state = context.deviceState
+        guard !state.isLocked, let app = state.foregroundApp, app.bundleID == draft.facts.bundleID,
+            app.willPresent == nil
+        else { return false }
+        switch draft.decision.disposition {
+        case .alerted, .listedSilently:
+            return hub.answersWillPresent(deviceID: context.deviceID, bundleID: app.bundleID)
+        case .notDelivered, .heldForFocus, .heldForSummary:
+            return false
+        }
     }
 
     /// The pure decision, before the thread count of a hidden preview and the server's reasons.
@@ -264,20 +290,24 @@ public final class DeliveryPolicyEngine: Sendable {
         let resources = try await resources(bundleID: push.app.bundleID)
         let content = ShownContent(push.payload)
         let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
+        let question = WillPresentQuestion(
+            deviceID: push.token.deviceID, bundleID: push.app.bundleID, identifier: facts.id, isLocal: false,
+            trigger: nil, payload: String(decoding: push.rawPayload, as: UTF8.self), date: receivedAt)
         return try await decide(
-            facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt)
+            facts, content: content, resources: resources, isStored: false, context: context, now: receivedAt,
+            question: question)
     }
 
     /// The hot path: decides an accepted push without suspending when the device's context and the
     /// app's resources are cached and the preview is not hidden (no thread to count) — the usual
-    /// case; nil otherwise (then `decide(push:receivedAt:)`).
+    /// case; nil otherwise (then `decide(push:receivedAt:)`), also when the foreground app must be asked.
     public func decideIfCached(push: AcceptedPush, receivedAt: Date) throws -> DecisionToStore? {
         let (context, resources) = cache.withLock { ($0.devices[push.token.deviceID], $0.apps[push.app.bundleID]) }
         guard let context, let resources else { return nil }
         let content = ShownContent(push.payload)
         let facts = facts(push: push, content: content, receivedAt: receivedAt, resources: resources)
         let draft = draft(facts, context: context, now: receivedAt)
-        guard !draft.decision.preview.isHidden else { return nil }
+        guard !draft.decision.preview.isHidden, !asksForegroundApp(draft, context: context) else { return nil }
         return try finish(
             draft, content: content, resources: resources, context: context, released: nil, releasedFrom: nil)
     }

@@ -73,7 +73,7 @@ public final class LocalNotificationService: Service, ClockFollowing {
         let now = engine.clock.now
         guard let trigger else {
             let row = try await decided(
-                deviceID: deviceID, bundleID: bundleID, identifier: identifier, payload: payload, at: now)
+                deviceID: deviceID, bundleID: bundleID, identifier: identifier, payload: payload, trigger: nil, at: now)
             let changes = try await store.deliverLocal([
                 LocalDelivery(
                     identifier: identifier, notification: row, firedRevision: nil, nextFireAt: nil, trigger: nil)
@@ -98,13 +98,16 @@ public final class LocalNotificationService: Service, ClockFollowing {
     }
 
     /// The list entry of a local notification at `date`, decided.
-    private func decided(deviceID: String, bundleID: String, identifier: String, payload: String, at date: Date)
-        async throws -> StoredNotification
-    {
+    private func decided(
+        deviceID: String, bundleID: String, identifier: String, payload: String, trigger: String?, at date: Date
+    ) async throws -> StoredNotification {
         let id = LocalNotificationID.make(bundleID: bundleID, identifier: identifier)
         let parsed = try? NotificationPayload(json: Data(payload.utf8))
+        let question = WillPresentQuestion(
+            deviceID: deviceID, bundleID: bundleID, identifier: identifier, isLocal: true, trigger: trigger,
+            payload: payload, date: date)
         let decision = try await engine.decide(
-            localNotification: parsed, id: id, deviceID: deviceID, bundleID: bundleID, at: date)
+            localNotification: parsed, id: id, deviceID: deviceID, bundleID: bundleID, at: date, question: question)
         var row = StoredNotification(
             seq: 0, id: id, deviceID: deviceID, bundleID: bundleID, topic: bundleID, pushType: .alert, priority: 10,
             collapseID: nil, expiration: nil, payload: payload, receivedAt: date,
@@ -179,7 +182,7 @@ public final class LocalNotificationService: Service, ClockFollowing {
                     afterFiringAt: scheduled, now: now, calendar: calendar)
                 let row = try await decided(
                     deviceID: request.deviceID, bundleID: request.bundleID, identifier: request.identifier,
-                    payload: request.payload, at: now)
+                    payload: request.payload, trigger: request.trigger, at: now)
                 deliveries.append(
                     LocalDelivery(
                         identifier: request.identifier, notification: row, firedRevision: request.revision,
@@ -196,7 +199,8 @@ extension DeliveryPolicyEngine {
     /// Decides a local notification of `bundleID` on the device at `date`, as a push arriving then
     /// (`payload` nil: one whose payload could not be read, decided without content).
     func decide(
-        localNotification payload: NotificationPayload?, id: String, deviceID: String, bundleID: String, at date: Date
+        localNotification payload: NotificationPayload?, id: String, deviceID: String, bundleID: String,
+        at date: Date, question: WillPresentQuestion
     )
         async throws -> DecisionToStore
     {
@@ -207,6 +211,7 @@ extension DeliveryPolicyEngine {
             id: id, bundleID: bundleID, payload: payload, communication: content.communication, collapseID: nil,
             expiry: nil, receivedAt: date, resources: resources)
         return try await decide(
-            facts, content: content, resources: resources, isStored: false, context: context, now: date)
+            facts, content: content, resources: resources, isStored: false, context: context, now: date,
+            question: question)
     }
 }

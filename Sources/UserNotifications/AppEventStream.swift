@@ -1,6 +1,7 @@
-// The app's live connection to Herald (`GET /v1/app/stream`, Server-Sent Events): the person's
-// responses to its notifications, each handed to the delegate's `didReceive` once. It reconnects
-// after a failure (a second later); responses made meanwhile wait in the server.
+// The app's live connection to Herald (`GET /v1/app/stream?will_present=true`, Server-Sent Events):
+// the person's responses to its notifications, each handed to the delegate's `didReceive` once, and
+// `willPresent` questions while the app is in front of the device. It reconnects after a failure (a
+// second later); responses made meanwhile wait in the server.
 #if os(Linux)
     import Foundation
     import FoundationNetworking
@@ -40,7 +41,10 @@
                 return session
             }
             guard let session else { return }
-            var request = URLRequest(url: connection.serverURL.appendingPathComponent("v1/app/stream"))
+            var components = URLComponents(
+                url: connection.serverURL.appendingPathComponent("v1/app/stream"), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "will_present", value: "true")]
+            var request = URLRequest(url: components.url!)
             request.setValue("Bearer \(connection.credential)", forHTTPHeaderField: "Authorization")
             request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
             session.dataTask(with: request).resume()

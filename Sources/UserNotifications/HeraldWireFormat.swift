@@ -283,6 +283,17 @@
             authorizationOptionNames.filter { options.contains($0.1) }.map(\.0)
         }
 
+        /// A `willPresent` answer as Herald takes it; Apple's deprecated `.alert` is a banner and a
+        /// list entry.
+        static func names(_ options: UNNotificationPresentationOptions) -> [String] {
+            var names: [String] = []
+            if options.contains(.banner) || options.contains(.alert) { names.append("banner") }
+            if options.contains(.list) || options.contains(.alert) { names.append("list") }
+            if options.contains(.sound) { names.append("sound") }
+            if options.contains(.badge) { names.append("badge") }
+            return names
+        }
+
         // MARK: Settings
 
         static func settings(json object: [String: Any]) -> UNNotificationSettings {

@@ -11,13 +11,20 @@
 
     /// Apple's delegate protocol. Apple's methods are Objective-C optionals; here each has a default
     /// implementation, so an `NSObject` subclass that implements none of them conforms.
+    /// Apple's delegate: every method optional (each has a default here), and each of `willPresent`
+    /// and `didReceive` in both spellings — implement either; Herald calls the async one, whose
+    /// default calls the completion-handler one.
     public protocol UNUserNotificationCenterDelegate: NSObjectProtocol {
         func userNotificationCenter(
             _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
             withCompletionHandler completionHandler: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
+        func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+            -> UNNotificationPresentationOptions
         func userNotificationCenter(
             _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
             withCompletionHandler completionHandler: @escaping @Sendable () -> Void)
+        func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse)
+            async
         func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?)
     }
 
@@ -30,11 +37,31 @@
             completionHandler([])
         }
 
+        /// Calls the completion-handler spelling.
+        public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification)
+            async -> UNNotificationPresentationOptions
+        {
+            await withCheckedContinuation { continuation in
+                userNotificationCenter(center, willPresent: notification) { continuation.resume(returning: $0) }
+            }
+        }
+
         public func userNotificationCenter(
             _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
             withCompletionHandler completionHandler: @escaping @Sendable () -> Void
         ) {
             completionHandler()
+        }
+
+        /// Calls the completion-handler spelling.
+        public func userNotificationCenter(
+            _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse
+        )
+            async
+        {
+            await withCheckedContinuation { continuation in
+                userNotificationCenter(center, didReceive: response) { continuation.resume() }
+            }
         }
 
         public func userNotificationCenter(
@@ -60,7 +87,16 @@
         /// A center for one app on one device of a Herald server (tests, tools that talk to several).
         package init(connection: HeraldConnection) {
             self.connection = connection
+            let (stream, continuation) = AsyncStream.makeStream(of: UNNotificationResponse.self)
+            responses = continuation
             super.init()
+            responseTask = Task { [weak self] in
+                for await response in stream {
+                    guard let self, let delegate = self.delegate else { continue }
+                    nonisolated(unsafe) let unsafeDelegate = delegate
+                    await unsafeDelegate.userNotificationCenter(self, didReceive: response)
+                }
+            }
         }
 
         @available(*, unavailable, message: "Use UNUserNotificationCenter.current()")
@@ -95,25 +131,47 @@
 
         deinit {
             events?.stop()
+            responses.finish()
+            responseTask?.cancel()
         }
 
-        /// A `response` event: the delegate's `didReceive`.
+        /// An event of the app's live connection: a `response` goes to the delegate's `didReceive`, in
+        /// the order they came; a `will_present` question to its `willPresent`, whose answer goes back
+        /// to Herald (each on its own, so a delegate that never answers holds up nothing else).
         private func handle(_ event: AppEventStream.Event) {
-            guard event.name == "response",
-                let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
-                let action = object["action_identifier"] as? String,
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
                 let notification = (object["notification"] as? [String: Any]).flatMap(
                     HeraldWireFormat.notification(json:))
             else { return }
-            let response: UNNotificationResponse
-            if let text = object["user_text"] as? String {
-                response = UNTextInputNotificationResponse(
-                    notification: notification, actionIdentifier: action, userText: text)
-            } else {
-                response = UNNotificationResponse(notification: notification, actionIdentifier: action)
+            switch event.name {
+            case "response":
+                guard let action = object["action_identifier"] as? String else { return }
+                let response: UNNotificationResponse
+                if let text = object["user_text"] as? String {
+                    response = UNTextInputNotificationResponse(
+                        notification: notification, actionIdentifier: action, userText: text)
+                } else {
+                    response = UNNotificationResponse(notification: notification, actionIdentifier: action)
+                }
+                responses.yield(response)
+            case "will_present":
+                guard let id = object["id"] as? String else { return }
+                Task { [weak self] in
+                    guard let self, let delegate = self.delegate else { return }
+                    nonisolated(unsafe) let unsafeDelegate = delegate
+                    let options = await unsafeDelegate.userNotificationCenter(self, willPresent: notification)
+                    // A question that timed out is gone (404): Herald decided without the answer.
+                    _ = try? await self.connection.send(
+                        "POST", "v1/app/will-present/\(id)", body: ["options": HeraldWireFormat.names(options)])
+                }
+            default:
+                return
             }
-            delegate?.userNotificationCenter(self, didReceive: response) {}
         }
+
+        /// The responses to hand to the delegate, one after the other.
+        private let responses: AsyncStream<UNNotificationResponse>.Continuation
+        private var responseTask: Task<Void, Never>?
 
         /// Herald runs no content extensions (they draw custom UI on a device).
         open var supportsContentExtensions: Bool { false }

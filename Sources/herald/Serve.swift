@@ -39,6 +39,13 @@ struct Serve: AsyncParsableCommand {
         help: "Seconds a JSON API connection may stay silent in the middle of a request or between requests.")
     var apiIdleTimeout: Double = 30
 
+    @Option(
+        name: .customLong("will-present-timeout"),
+        help:
+            "Seconds a notification waits for its foreground app's willPresent answer (its live connection); none in time: not presented."
+    )
+    var willPresentTimeout: Double = 2
+
     @Flag(name: .customLong("no-demo"), help: "Don't create the demo setup on a fresh data directory.")
     var noDemo = false
 
@@ -65,6 +72,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) must be a port number from 0 to 65535.")
         }
         guard apiIdleTimeout > 0 else { throw ValidationError("--api-idle-timeout must be more than 0.") }
+        guard willPresentTimeout > 0, willPresentTimeout <= 60 else {
+            throw ValidationError("--will-present-timeout must be more than 0 and at most 60.")
+        }
         guard deviceRateLimit >= 0 else { throw ValidationError("--device-rate-limit must be 0 or more.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
@@ -82,6 +92,7 @@ struct Serve: AsyncParsableCommand {
         configuration.deviceRateLimit = deviceRateLimit
         configuration.createsDemo = !noDemo
         configuration.apiIdleTimeout = apiIdleTimeout
+        configuration.willPresentTimeout = willPresentTimeout
         let application: HeraldApplication
         switch clock {
         case .system:

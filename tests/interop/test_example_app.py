@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from herald_support import herald_bin
+from herald_support import H2Client, herald_bin, listed_one, push_ok
 
 
 def example_app_bin() -> str:
@@ -71,6 +71,21 @@ def test_the_example_app_asks_schedules_and_prints_responses(herald):
         [n] = herald.all_notifications(device)
         assert n["alert"]["title"] == "New comment"
         assert [a["identifier"] for a in n["decision"]["actions"]] == ["like-action", "comment-action"]
+
+        # In front of the device, the app decides how a push shows (willPresent): it asks for a banner.
+        r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token,
+                       body={"locked": False, "foreground_app": {"bundle_id": device.bundle_id}})
+        assert r.status == 200, r
+        h2 = H2Client(herald.apns_url)
+        try:
+            apns_id = push_ok(herald, h2, device, {"aps": {"alert": {"title": "Breaking", "body": "b"},
+                                                           "sound": "default"}})
+        finally:
+            h2.close()
+        assert expect_line("will present") == f"will present {apns_id} Breaking"
+        pushed = listed_one(herald, device, apns_id)
+        assert pushed["decision"]["disposition"] == "alerted", pushed["decision"]
+        assert "foreground-will-present" in pushed["decision"]["reason_codes"], pushed["decision"]
 
         path = f"/v1/devices/{device.device_id}/notifications/{n['id']}/response"
         r = herald.api("POST", path, token=device.user_token, body={"action_identifier": "like-action"})

@@ -36,8 +36,8 @@ public struct APIDependencies: Sendable {
     /// is closed at once. By default 40% of the process's open-files limit (the APNs listeners take
     /// half, the rest is left to the database and files).
     public var maximumConnections: Int = APIDependencies.defaultMaximumConnections()
-    /// Wakes the apps' live connections (`GET /v1/app/stream`) when a response for them is stored.
-    public var appSignals = AppSignals()
+    /// The apps' live connections (`GET /v1/app/stream`), the hub's.
+    public var apps: AppConnections { hub.apps }
 
     /// 40% of the soft open-files limit, at least 64.
     public static func defaultMaximumConnections() -> Int {

@@ -20,6 +20,9 @@ public final class LiveHub: Sendable {
     public let queueCapacity: Int
     /// The largest number of bytes (estimated) a session's queue holds before the session lags.
     public let queueByteCapacity: Int
+    /// The apps' live connections (`GET /v1/app/stream`): woken when a response for them is stored,
+    /// asked `willPresent` while their app is in front.
+    public let apps: AppConnections
     private let state = HeraldMutex(State())
 
     private struct State {
@@ -29,12 +32,14 @@ public final class LiveHub: Sendable {
     }
 
     /// Makes a hub whose sessions each hold at most `queueCapacity` changes and `queueByteCapacity`
-    /// bytes of them.
+    /// bytes of them, and whose deliveries wait at most `willPresentTimeout` for a foreground app.
     public init(
-        queueCapacity: Int = LiveHub.defaultQueueCapacity, queueByteCapacity: Int = LiveHub.defaultQueueByteCapacity
+        queueCapacity: Int = LiveHub.defaultQueueCapacity, queueByteCapacity: Int = LiveHub.defaultQueueByteCapacity,
+        willPresentTimeout: Duration = .seconds(2)
     ) {
         self.queueCapacity = max(1, queueCapacity)
         self.queueByteCapacity = max(1, queueByteCapacity)
+        self.apps = AppConnections(willPresentTimeout: willPresentTimeout)
     }
 
     /// Subscribes a session to a device's changes. Subscribe first, then read the backlog from the

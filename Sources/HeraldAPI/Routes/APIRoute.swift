@@ -34,6 +34,7 @@ enum APIRoutes {
             + AppRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AuthorizationRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ResponseRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + AppStreamRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

@@ -5,23 +5,16 @@ import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
-import NIOCore
-import ServiceLifecycle
-import Synchronization
 
 /// A person's responses to notifications, and the app's live connection that takes them
 /// (`userNotificationCenter(_:didReceive:withCompletionHandler:)`):
-/// - `POST /v1/devices/{device_id}/notifications/{id}/response` (the device's owner): the default
-///   action (a tap), one of the category's actions (with the typed text for a text-input action), or
-///   a dismissal; stored durably before it is answered;
-/// - `GET /v1/app/stream` (the app's credential): Server-Sent Events `event: response`, each response
-///   at most once — a connection claims it in the store before writing it — and the ones made while
-///   the app was not connected as soon as it connects.
+/// `POST /v1/devices/{device_id}/notifications/{id}/response` (the device's owner): the default
+/// action (a tap), one of the category's actions (with the typed text for a text-input action), or a
+/// dismissal; stored durably before it is answered. The app's live connection (`AppStreamRoutes`)
+/// takes them.
 struct ResponseRoutes: Sendable {
     static let defaultAction = "com.apple.UNNotificationDefaultActionIdentifier"
     static let dismissAction = "com.apple.UNNotificationDismissActionIdentifier"
-    /// The most responses one store read of a connection takes.
-    static let claimBatch = 50
 
     let dependencies: APIDependencies
     let authenticator: Authenticator
@@ -30,8 +23,7 @@ struct ResponseRoutes: Sendable {
 
     var routes: [APIRoute] {
         [
-            APIRoute(.post, "/v1/devices/{device_id}/notifications/{id}/response", respond),
-            APIRoute(.get, "/v1/app/stream", appStream),
+            APIRoute(.post, "/v1/devices/{device_id}/notifications/{id}/response", respond)
         ]
     }
 
@@ -115,7 +107,7 @@ struct ResponseRoutes: Sendable {
                 decoding: try JSONBody.encode(try AppRoutes.appNotificationJSON(record)), as: UTF8.self),
             respondedAt: dependencies.now())
         try await mapStoreErrors { try await store.recordResponse(response) }
-        dependencies.appSignals.signal(deviceID: device.deviceID, bundleID: row.bundleID)
+        dependencies.apps.signal(deviceID: device.deviceID, bundleID: row.bundleID)
         return JSONBody.response(status: .created, JSONValue.object(["response": Self.json(response)]))
     }
 
@@ -132,43 +124,6 @@ struct ResponseRoutes: Sendable {
             "responded_at": .string(Timestamp.string(response.respondedAt)),
             "notification": (try? JSONParser.parse(Array(response.notificationJSON.utf8))) ?? .null,
         ])
-    }
-
-    // MARK: The app's live connection
-
-    @Sendable func appStream(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let app = try await authenticator.requireAppCredential(request)
-        let dependencies = self.dependencies
-        let headers = ServerSentEvents.headers
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                let registration = dependencies.appSignals.register(deviceID: app.deviceID, bundleID: app.bundleID)
-                defer { registration.cancel() }
-                let stopping = Atomic<Bool>(false)
-                try await writer.write(ByteBuffer(string: ": connected\n\n"))
-                try await withTaskCancellationOrGracefulShutdownHandler {
-                    while !Task.isCancelled && !stopping.load(ordering: .acquiring) {
-                        let claimed = try await dependencies.store.claimResponses(
-                            deviceID: app.deviceID, bundleID: app.bundleID, limit: Self.claimBatch,
-                            at: dependencies.now())
-                        for response in claimed {
-                            var buffer = ByteBuffer(string: "id: \(response.id)\nevent: response\ndata: ")
-                            buffer.writeBytes(try JSONBody.encode(Self.json(response)))
-                            buffer.writeString("\n\n")
-                            try await writer.write(buffer)
-                        }
-                        if claimed.count == Self.claimBatch { continue }
-                        await registration.wait(timeout: dependencies.heartbeatInterval)
-                        if stopping.load(ordering: .acquiring) { break }
-                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                    }
-                } onCancelOrGracefulShutdown: {
-                    stopping.store(true, ordering: .releasing)
-                    registration.cancel()
-                }
-                try await writer.finish(nil)
-            })
     }
 }
 

@@ -30,6 +30,19 @@ enum PolicyNames {
     static let presentation: KeyValuePairs<String, PresentationOptions> = [
         "banner": .banner, "list": .list, "sound": .sound, "badge": .badge,
     ]
+    /// `willPresent` options by name; an unknown name is refused, naming `field[index]`.
+    static func presentationOptions(_ names: [String], field: String) throws -> PresentationOptions {
+        var options: PresentationOptions = []
+        for (index, name) in names.enumerated() {
+            guard let option = presentation.first(where: { $0.key == name })?.value else {
+                throw APIError.invalidField(
+                    "\(field)[\(index)]", "must be one of \(JSONFields.list(presentation.map(\.key))).")
+            }
+            options.insert(option)
+        }
+        return options
+    }
+
     static let weekdays: [(short: String, long: String, day: Weekdays)] = [
         ("sun", "sunday", .sunday), ("mon", "monday", .monday), ("tue", "tuesday", .tuesday),
         ("wed", "wednesday", .wednesday), ("thu", "thursday", .thursday), ("fri", "friday", .friday),
@@ -200,16 +213,7 @@ enum DeviceStateJSON {
             }
             var options: PresentationOptions?
             if !app.isNull("will_present"), let names = try app.strings("will_present") {
-                var set: PresentationOptions = []
-                for (index, name) in names.enumerated() {
-                    guard let option = PolicyNames.presentation.first(where: { $0.key == name })?.value else {
-                        throw APIError.invalidField(
-                            "foreground_app.will_present[\(index)]",
-                            "must be one of \(JSONFields.list(PolicyNames.presentation.map(\.key))).")
-                    }
-                    set.insert(option)
-                }
-                options = set
+                options = try PolicyNames.presentationOptions(names, field: "foreground_app.will_present")
             }
             state.foregroundApp = ForegroundApp(bundleID: bundleID, willPresent: options)
         }

@@ -102,7 +102,7 @@ public final class HeraldApplication: Sendable {
         self.now = now
         self.wallClock = wallClock
         self.clock = clock
-        let hub = LiveHub()
+        let hub = LiveHub(willPresentTimeout: .milliseconds(Int64(configuration.willPresentTimeout * 1000)))
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy

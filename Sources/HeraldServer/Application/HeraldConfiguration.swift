@@ -19,6 +19,8 @@ public struct HeraldConfiguration: Sendable {
     public var maximumBatch: Int = 512
     /// Seconds an API connection may stay silent while sending a request or between requests.
     public var apiIdleTimeout: Double = 30
+    /// Seconds a delivery waits for the foreground app's `willPresent` answer (then it is not presented).
+    public var willPresentTimeout: Double = 2
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

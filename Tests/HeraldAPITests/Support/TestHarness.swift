@@ -46,7 +46,7 @@ struct TestHarness {
 
     init(
         _ kind: StoreKind = .memory, queueCapacity: Int = LiveHub.defaultQueueCapacity,
-        heartbeatInterval: Duration = .seconds(15)
+        heartbeatInterval: Duration = .seconds(15), willPresentTimeout: Duration = .seconds(30)
     ) throws {
         dataDirectory = Self.scratch.appendingPathComponent(UUID().uuidString, isDirectory: true)
         switch kind {
@@ -56,7 +56,7 @@ struct TestHarness {
             try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
             store = try SQLiteStore(path: dataDirectory.appendingPathComponent("herald.sqlite").path)
         }
-        hub = LiveHub(queueCapacity: queueCapacity)
+        hub = LiveHub(queueCapacity: queueCapacity, willPresentTimeout: willPresentTimeout)
         registry = RegistryService(store: store, cache: cache, dataDirectory: dataDirectory, now: clock.now)
         var logger = Logger(label: "herald.api.tests")
         logger.logLevel = .critical

@@ -27,7 +27,9 @@ struct PolicyHerald {
 
     /// Starts Herald at `now` in `directory` (a fresh one by default) and waits until the Focus and
     /// summary services finished their start-up pass.
-    static func start(at now: Date = startOfTest(), directory: URL? = nil) async throws -> PolicyHerald {
+    static func start(at now: Date = startOfTest(), directory: URL? = nil, willPresentTimeout: Double = 2)
+        async throws -> PolicyHerald
+    {
         let directory =
             directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-policy-\(UUID().uuidString)")
@@ -35,6 +37,7 @@ struct PolicyHerald {
         configuration.apiPort = 0
         configuration.apnsPort = 0
         configuration.apnsTLSPort = nil
+        configuration.willPresentTimeout = willPresentTimeout
         var logger = Logger(label: "herald.policy-test")
         logger.logLevel = .warning
         let clock = ManualClock(now: now)
