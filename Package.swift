@@ -20,6 +20,7 @@ let package = Package(
         // `import UserNotifications` finds the system framework.
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "Intents", targets: ["Intents"]),
+        .library(name: "HeraldEmbedded", targets: ["HeraldEmbedded"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -187,6 +188,15 @@ let package = Package(
         // Triggers as both sides see them (Foundation only): UserNotifications encodes its triggers and
         // computes `nextTriggerDate()` with it, the server decodes and schedules with it.
         .target(name: "HeraldTriggers", swiftSettings: swiftSettings),
+        .target(
+            name: "HeraldEmbedded",
+            dependencies: [
+                "HeraldServer", "HeraldAPI", "HeraldClient", "HeraldCore", "HeraldDelivery", "HeraldStore",
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "Intents", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
         // The README tour's app: Apple's UserNotifications API on Linux against a Herald server
         // (tests/interop/test_example_app.py runs it).
@@ -276,7 +286,7 @@ let package = Package(
             name: "HeraldServerTests",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldServer", "HeraldClient", "HeraldPolicy",
-                "HeraldDelivery",
+                "HeraldDelivery", "HeraldEmbedded",
                 .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

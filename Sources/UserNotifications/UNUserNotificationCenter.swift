@@ -81,8 +81,16 @@
             }
         }()
 
-        /// The center of this app (the server and credential of the environment).
-        open class func current() -> UNUserNotificationCenter { shared }
+        /// The center of this app: the server and credential of the environment, unless an embedded
+        /// Herald made its own current (`HeraldEmbedded`).
+        open class func current() -> UNUserNotificationCenter { replacement.withLock { $0 } ?? shared }
+
+        private static let replacement = Mutex<UNUserNotificationCenter?>(nil)
+
+        /// Makes `current()` return `center` (nil: the environment's again), for an in-process server.
+        package static func setCurrent(_ center: UNUserNotificationCenter?) {
+            replacement.withLock { $0 = center }
+        }
 
         /// A center for one app on one device of a Herald server (tests, tools that talk to several).
         package init(connection: HeraldConnection) {

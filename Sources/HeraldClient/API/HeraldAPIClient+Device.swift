@@ -27,6 +27,14 @@ extension HeraldAPIClient {
         try await send("POST", path: notificationsPath(deviceID, id) + "/dismiss")
     }
 
+    /// `POST …/notifications/{id}/response`: the person's response — `default` (a tap), `dismiss`, or
+    /// one of the category's actions (`text` for a text-input action); answers `{"response": …}`.
+    public func respond(deviceID: String, id: String, action: String, text: String? = nil) async throws -> Data {
+        var body: [String: JSONValue] = ["action_identifier": .string(action)]
+        if let text { body["user_text"] = .string(text) }
+        return try await send("POST", path: notificationsPath(deviceID, id) + "/response", body: .object(body))
+    }
+
     /// `DELETE …/notifications/{id}`: removes it from the list.
     public func removeNotification(deviceID: String, id: String) async throws {
         try await send("DELETE", path: notificationsPath(deviceID, id))
