@@ -100,7 +100,7 @@ public final class ManualClock: HeraldClock {
 }
 
 /// A wake-up call for a service loop: `signal` wakes the waiter, or the next one if nobody waits.
-final class WakeSignal: Sendable {
+public final class WakeSignal: Sendable {
     private struct State {
         var isPending = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -108,7 +108,9 @@ final class WakeSignal: Sendable {
 
     private let state = HeraldMutex(State())
 
-    func signal() {
+    public init() {}
+
+    public func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.isPending = true
@@ -121,7 +123,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Returns after a signal (one sent before the call counts), or when the task is cancelled.
-    func wait() async {
+    public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumesNow = state.withLock { state -> Bool in
@@ -144,7 +146,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Waits for a signal or for `deadline` on `clock` (nil: only a signal), whichever comes first.
-    func wait(until deadline: Date?, on clock: any HeraldClock) async {
+    public func wait(until deadline: Date?, on clock: any HeraldClock) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.wait() }
             group.addTask { try? await clock.sleep(until: deadline ?? .distantFuture) }

@@ -281,11 +281,28 @@ public protocol LocalNotificationStore: Sendable {
     func answerAuthorizationRequest(id: String, granted: Bool, settings: AppNotificationSettings, at date: Date)
         async throws -> AuthorizationRequestRecord?
 
-    /// Stores a person's response (durably, before it is acknowledged to them); `notFound` for an
+    /// Stores a person's response (durably, before it is acknowledged to them) and, when the app has
+    /// a webhook, its delivery with `webhookBody`, due at once — in one transaction; `notFound` for an
     /// unknown device or app.
-    func recordResponse(_ response: NotificationResponseRecord) async throws
+    func recordResponse(_ response: NotificationResponseRecord, webhookBody: String) async throws
     /// Takes the app's responses on the device that no connection took yet, oldest first, marking
     /// them delivered at `date` in the same transaction: each response is handed out at most once.
     func claimResponses(deviceID: String, bundleID: String, limit: Int, at date: Date) async throws
         -> [NotificationResponseRecord]
+
+    /// Sets the app's webhook (replacing its url and secret: deliveries still pending go to the new
+    /// one); `notFound` for an unknown app.
+    func setAppWebhook(_ webhook: AppWebhookRecord) async throws
+    /// The app's webhook and how its deliveries stand; nil when it has none.
+    func appWebhook(bundleID: String) async throws -> (webhook: AppWebhookRecord, status: WebhookStatus)?
+    /// Removes the app's webhook and drops its pending deliveries; false when it had none.
+    func removeAppWebhook(bundleID: String) async throws -> Bool
+    /// Deliveries not acknowledged yet whose next attempt is due at or before `date`, earliest first.
+    func dueWebhookDeliveries(through date: Date, limit: Int) async throws -> [WebhookDelivery]
+    /// The earliest next attempt of any pending delivery; nil when none waits.
+    func nextWebhookAttempt() async throws -> Date?
+    /// The webhook acknowledged delivery `id` at `date`: it is not sent again.
+    func webhookDelivered(id: String, at date: Date) async throws
+    /// An attempt of delivery `id` failed at `date` with `error`: tried again at `nextAttemptAt`.
+    func webhookFailed(id: String, error: String, at date: Date, nextAttemptAt: Date) async throws
 }

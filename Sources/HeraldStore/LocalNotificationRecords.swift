@@ -200,3 +200,63 @@ public struct NotificationResponseRecord: Hashable, Sendable {
         self.deliveredAt = deliveredAt
     }
 }
+
+/// An app's webhook: where Herald POSTs the person's responses to the app's notifications, signed
+/// with `secret` as Standard Webhooks signs (`whsec_` + base64 of the key).
+public struct AppWebhookRecord: Hashable, Sendable {
+    public var bundleID: String
+    public var url: String
+    public var secret: String
+    public var createdAt: Date
+
+    public init(bundleID: String, url: String, secret: String, createdAt: Date) {
+        self.bundleID = bundleID
+        self.url = url
+        self.secret = secret
+        self.createdAt = createdAt
+    }
+}
+
+/// How an app's webhook deliveries stand.
+public struct WebhookStatus: Hashable, Sendable {
+    /// Responses not acknowledged yet.
+    public var pending: Int
+    /// Responses the webhook acknowledged (a 2xx).
+    public var delivered: Int
+    /// The last failed attempt's error, and when it was.
+    public var lastError: String?
+    public var lastFailedAt: Date?
+
+    public init(pending: Int, delivered: Int, lastError: String?, lastFailedAt: Date?) {
+        self.pending = pending
+        self.delivered = delivered
+        self.lastError = lastError
+        self.lastFailedAt = lastFailedAt
+    }
+}
+
+/// A response on its way to its app's webhook: the body fixed when the response was made (so every
+/// attempt sends the same bytes), the webhook's url and secret as they are now.
+public struct WebhookDelivery: Hashable, Sendable {
+    /// The response's id (the `webhook-id` header: a receiver drops repeats by it).
+    public var id: String
+    public var bundleID: String
+    public var url: String
+    public var secret: String
+    public var body: String
+    /// Attempts made so far.
+    public var attempts: Int
+    public var nextAttemptAt: Date
+
+    public init(
+        id: String, bundleID: String, url: String, secret: String, body: String, attempts: Int, nextAttemptAt: Date
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.url = url
+        self.secret = secret
+        self.body = body
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+    }
+}

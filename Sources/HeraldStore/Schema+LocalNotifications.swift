@@ -77,3 +77,35 @@ extension Schema {
                 """)
     }
 }
+
+extension Schema {
+    /// Apps' webhooks for the person's responses:
+    /// - `app_webhooks`: one per app, its url and signing secret;
+    /// - `webhook_deliveries`: one per response of an app with a webhook, written in the response's
+    ///   transaction, with the body every attempt sends, until the webhook acknowledges it
+    ///   (`delivered_at`); failed attempts move `next_attempt_at` later.
+    static func createAppWebhooks(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE app_webhooks (
+                    bundle_id   TEXT    NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+                    url         TEXT    NOT NULL CHECK (length(url) > 0),
+                    secret      TEXT    NOT NULL CHECK (length(secret) > 0),
+                    created_at  INTEGER NOT NULL
+                ) STRICT;
+                CREATE TABLE webhook_deliveries (
+                    id               TEXT    NOT NULL PRIMARY KEY REFERENCES notification_responses (id),
+                    bundle_id        TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    body             TEXT    NOT NULL,
+                    attempts         INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at  INTEGER NOT NULL,
+                    delivered_at     INTEGER,
+                    last_error       TEXT,
+                    last_failed_at   INTEGER
+                ) STRICT;
+                CREATE INDEX webhook_deliveries_due
+                    ON webhook_deliveries (next_attempt_at) WHERE delivered_at IS NULL;
+                CREATE INDEX webhook_deliveries_app ON webhook_deliveries (bundle_id, delivered_at);
+                """)
+    }
+}

@@ -22,6 +22,7 @@ enum Schema {
         migrator.registerMigration("v11-decision-badges-in-store", migrate: applyDecisionBadgesInStore)
         migrator.registerMigration("v12-one-thread-key", migrate: dropGeneratedThreadID)
         migrator.registerMigration("v13-local-notifications", migrate: createLocalNotifications)
+        migrator.registerMigration("v14-app-webhooks", migrate: createAppWebhooks)
         return migrator
     }
 

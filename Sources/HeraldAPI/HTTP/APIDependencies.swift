@@ -36,6 +36,9 @@ public struct APIDependencies: Sendable {
     /// is closed at once. By default 40% of the process's open-files limit (the APNs listeners take
     /// half, the rest is left to the database and files).
     public var maximumConnections: Int = APIDependencies.defaultMaximumConnections()
+    /// Called after a response or an app's webhook was stored: the webhook deliverer (HeraldServer's
+    /// `WebhookService`) looks for work at once.
+    public var webhooksChanged: @Sendable () -> Void = {}
     /// The apps' live connections (`GET /v1/app/stream`), the hub's.
     public var apps: AppConnections { hub.apps }
 

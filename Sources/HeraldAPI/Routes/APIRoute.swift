@@ -35,6 +35,7 @@ enum APIRoutes {
             + AuthorizationRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ResponseRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppStreamRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + WebhookRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }
 

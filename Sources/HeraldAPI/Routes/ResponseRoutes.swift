@@ -106,8 +106,11 @@ struct ResponseRoutes: Sendable {
             notificationJSON: String(
                 decoding: try JSONBody.encode(try AppRoutes.appNotificationJSON(record)), as: UTF8.self),
             respondedAt: dependencies.now())
-        try await mapStoreErrors { try await store.recordResponse(response) }
+        try await mapStoreErrors {
+            try await store.recordResponse(response, webhookBody: try WebhookRoutes.body(response))
+        }
         dependencies.apps.signal(deviceID: device.deviceID, bundleID: row.bundleID)
+        dependencies.webhooksChanged()
         return JSONBody.response(status: .created, JSONValue.object(["response": Self.json(response)]))
     }
 

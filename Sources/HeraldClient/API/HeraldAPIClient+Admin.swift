@@ -92,4 +92,24 @@ extension HeraldAPIClient {
             "POST", path: "/v1/admin/app-credentials",
             body: .object(["device_id": .string(deviceID), "bundle_id": .string(bundleID)]))
     }
+
+    /// `PUT /v1/admin/apps/{bundle_id}/webhook`: where the person's responses to the app's
+    /// notifications are POSTed; answers the webhook with its new signing secret (shown once).
+    public func setWebhook(bundleID: String, url: String) async throws -> Data {
+        try await send("PUT", path: webhookPath(bundleID), body: .object(["url": .string(url)]))
+    }
+
+    /// `GET /v1/admin/apps/{bundle_id}/webhook`: its url and how its deliveries stand.
+    public func webhook(bundleID: String) async throws -> Data {
+        try await send("GET", path: webhookPath(bundleID))
+    }
+
+    /// `DELETE /v1/admin/apps/{bundle_id}/webhook`: removes it (and its pending deliveries).
+    public func removeWebhook(bundleID: String) async throws {
+        _ = try await send("DELETE", path: webhookPath(bundleID))
+    }
+
+    private func webhookPath(_ bundleID: String) -> String {
+        "/v1/admin/apps/\(Self.pathSegment(bundleID))/webhook"
+    }
 }

@@ -34,6 +34,8 @@ public final class HeraldApplication: Sendable {
     /// Moves the manual clock so that the services follow it (the admin clock routes); nil on the
     /// wall clock.
     public let timeControl: ClockController?
+    /// Delivers the person's responses to the apps' webhooks.
+    public let webhooks: WebhookService
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
@@ -110,6 +112,9 @@ public final class HeraldApplication: Sendable {
         self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
             hub.publish(changes)
         }
+        self.webhooks = WebhookService(
+            store: store, retryBase: .milliseconds(Int64(configuration.webhookRetryBase * 1000)), now: wallClock,
+            logger: logger)
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
             deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, logger: logger
@@ -149,6 +154,7 @@ public final class HeraldApplication: Sendable {
             store: store, registry: registry, hub: hub, policy: policy, adminToken: adminToken, now: now, logger: logger
         )
         dependencies.clockControl = timeControl
+        dependencies.webhooksChanged = { [webhooks] in webhooks.changed() }
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
@@ -172,6 +178,7 @@ public final class HeraldApplication: Sendable {
                 // committed), then the writer commits what is queued, then the checkpoints stop.
                 services: store.backgroundServices.map { .init(service: $0) } + [
                     .init(service: writer),
+                    .init(service: webhooks),
                     .init(service: api),
                     .init(service: apns),
                 ] + policy.services.map { .init(service: $0) } + [

@@ -21,6 +21,8 @@ public struct HeraldConfiguration: Sendable {
     public var apiIdleTimeout: Double = 30
     /// Seconds a delivery waits for the foreground app's `willPresent` answer (then it is not presented).
     public var willPresentTimeout: Double = 2
+    /// Seconds before the first retry of a failed webhook delivery (doubling each time, at most 15 minutes).
+    public var webhookRetryBase: Double = 1
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

@@ -27,9 +27,10 @@ struct PolicyHerald {
 
     /// Starts Herald at `now` in `directory` (a fresh one by default) and waits until the Focus and
     /// summary services finished their start-up pass.
-    static func start(at now: Date = startOfTest(), directory: URL? = nil, willPresentTimeout: Double = 2)
-        async throws -> PolicyHerald
-    {
+    static func start(
+        at now: Date = startOfTest(), directory: URL? = nil, willPresentTimeout: Double = 2,
+        webhookRetryBase: Double = 1
+    ) async throws -> PolicyHerald {
         let directory =
             directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-policy-\(UUID().uuidString)")
@@ -38,6 +39,7 @@ struct PolicyHerald {
         configuration.apnsPort = 0
         configuration.apnsTLSPort = nil
         configuration.willPresentTimeout = willPresentTimeout
+        configuration.webhookRetryBase = webhookRetryBase
         var logger = Logger(label: "herald.policy-test")
         logger.logLevel = .warning
         let clock = ManualClock(now: now)
