@@ -183,7 +183,7 @@ let package = Package(
         ),
         // CoreLocation's region types, which UserNotifications' location trigger takes (Linux has no
         // CoreLocation); UserNotifications re-exports it, as Apple's does.
-        .target(name: "CoreLocation", swiftSettings: swiftSettings),
+        .target(name: "CoreLocation", dependencies: ["HeraldTriggers"], swiftSettings: swiftSettings),
         .target(
             name: "UserNotifications", dependencies: ["CoreLocation", "HeraldTriggers"], swiftSettings: swiftSettings),
         // Triggers as both sides see them (Foundation only): UserNotifications encodes its triggers and

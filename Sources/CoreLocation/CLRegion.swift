@@ -6,6 +6,7 @@
 // its location to Herald over the API, and Herald decides entry and exit.
 #if os(Linux)
     import Foundation
+    import HeraldTriggers
 
     public typealias CLLocationDegrees = Double
     public typealias CLLocationDistance = Double
@@ -36,16 +37,11 @@
         CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
     }
 
-    /// The great-circle distance in meters (haversine on a sphere of the mean Earth radius, 6,371,008.8 m;
-    /// within 0.5% of the ellipsoid, which is what region entry needs).
+    /// The great-circle distance in meters (HeraldTriggers' `Coordinate.distance`: the server decides
+    /// entry and exit with the same formula).
     package func greatCircleDistance(_ a: CLLocationCoordinate2D, _ b: CLLocationCoordinate2D) -> CLLocationDistance {
-        let radius = 6_371_008.8
-        let lat1 = a.latitude * .pi / 180
-        let lat2 = b.latitude * .pi / 180
-        let dLat = lat2 - lat1
-        let dLon = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(lat1) * cos(lat2) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * radius * asin(min(1, sqrt(h)))
+        Coordinate(latitude: a.latitude, longitude: a.longitude)
+            .distance(to: Coordinate(latitude: b.latitude, longitude: b.longitude))
     }
 
     open class CLRegion: NSObject, NSCopying, NSSecureCoding {

@@ -92,6 +92,37 @@ public final class LocalNotificationService: Service, ClockFollowing {
         return .scheduled(stored, dropped: dropped)
     }
 
+    /// The device reported a new location (`from`: where it was, nil when unknown — taken as
+    /// outside every region): every pending location request of the device whose region it entered
+    /// or left, as the region asks, fires now — once, or again at each crossing when it repeats.
+    /// Returns the notifications delivered.
+    @discardableResult
+    public func deviceMoved(deviceID: String, from old: DeviceLocation?, to new: DeviceLocation) async throws
+        -> [StoredNotification]
+    {
+        let requests = try await store.locationRequests(deviceID: deviceID)
+        guard !requests.isEmpty else { return [] }
+        let before = old.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
+        let after = Coordinate(latitude: new.latitude, longitude: new.longitude)
+        let now = engine.clock.now
+        var deliveries: [LocalDelivery] = []
+        for request in requests {
+            guard case .location(let region, let repeats)? = try? LocalTrigger(jsonText: request.trigger),
+                region.crossing(from: before, to: after) != nil
+            else { continue }
+            let row = try await decided(
+                deviceID: deviceID, bundleID: request.bundleID, identifier: request.identifier,
+                payload: request.payload, trigger: request.trigger, at: now)
+            deliveries.append(
+                LocalDelivery(
+                    identifier: request.identifier, notification: row, firedRevision: request.revision,
+                    nextFireAt: nil, trigger: request.trigger, keepsRequest: repeats))
+        }
+        let changes = try await store.deliverLocal(deliveries)
+        engine.hub.publish(changes)
+        return changes
+    }
+
     /// Pending requests were removed: the scheduler reads its next time again.
     public func requestsChanged() {
         wake.signal()

@@ -246,9 +246,12 @@ public protocol LocalNotificationStore: Sendable {
     func dueLocalRequests(through date: Date, limit: Int) async throws -> [LocalRequestRecord]
     /// The earliest fire date of any pending request; nil when none will fire.
     func nextLocalRequestFireDate() async throws -> Date?
+    /// The device's pending requests of every app whose trigger is a location trigger, oldest added first.
+    func locationRequests(deviceID: String) async throws -> [LocalRequestRecord]
 
     /// Puts local notifications into their devices' lists in ONE transaction, with the changes to
-    /// their pending requests (a fired one advances to its next fire date or is removed; one added
+    /// their pending requests (a fired one advances to its next fire date, stays when it
+    /// `keepsRequest`, or is removed; one added
     /// without a trigger removes the pending request it replaces), so a request fires exactly once
     /// per fire date across restarts. A delivery whose fired revision is no longer pending (removed or
     /// replaced since it was read) is skipped. Returns the changes in seq order, as `insert` does.

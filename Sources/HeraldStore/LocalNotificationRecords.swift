@@ -71,16 +71,20 @@ public struct LocalDelivery: Sendable {
     public var nextFireAt: Date?
     /// The trigger that fired it (its JSON); nil for a request added without one.
     public var trigger: String?
+    /// Whether the fired request stays pending as it is (a repeating location trigger: it fires on
+    /// no date, but again at its next crossing); else `nextFireAt` decides.
+    public var keepsRequest: Bool
 
     public init(
         identifier: String, notification: StoredNotification, firedRevision: Int64?, nextFireAt: Date?,
-        trigger: String?
+        trigger: String?, keepsRequest: Bool = false
     ) {
         self.identifier = identifier
         self.notification = notification
         self.firedRevision = firedRevision
         self.nextFireAt = nextFireAt
         self.trigger = trigger
+        self.keepsRequest = keepsRequest
     }
 }
 

@@ -148,6 +148,19 @@ extension SQLiteStore {
         }
     }
 
+    public func locationRequests(deviceID: String) async throws -> [LocalRequestRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.requestColumns) FROM local_requests
+                    WHERE device_id = ? AND json_extract(trigger, '$.type') = 'location' ORDER BY revision
+                    """,
+                arguments: [deviceID]
+            ).map(Self.request)
+        }
+    }
+
     public func nextLocalRequestFireDate() async throws -> Date? {
         try await read { db in
             try Int64.fetchOne(db, sql: "SELECT MIN(next_fire_at) FROM local_requests WHERE next_fire_at IS NOT NULL")
@@ -173,7 +186,7 @@ extension SQLiteStore {
                         try db.execute(
                             sql: "UPDATE local_requests SET next_fire_at = ? WHERE revision = ?",
                             arguments: [next.storedMilliseconds, revision])
-                    } else {
+                    } else if !delivery.keepsRequest {
                         try db.execute(sql: "DELETE FROM local_requests WHERE revision = ?", arguments: [revision])
                     }
                 } else {

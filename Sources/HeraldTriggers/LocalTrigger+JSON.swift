@@ -7,8 +7,9 @@ import Foundation
 // Date components use Apple's names in snake_case (era, year, month, day, hour, minute, second,
 // nanosecond, weekday, weekday_ordinal, quarter, week_of_month, week_of_year, year_for_week_of_year),
 // plus `calendar` (a `Calendar.Identifier` name: "gregorian", "iso8601", "hebrew", …) and `time_zone`
-// (an IANA name). A location trigger (`"type": "location"`) is refused: Herald does not schedule
-// them yet.
+// (an IANA name).
+//   {"type": "location", "repeats": false, "region": {"identifier": "office", "latitude": 52.52,
+//    "longitude": 13.405, "radius": 100, "notify_on_entry": true, "notify_on_exit": false}}
 
 extension LocalTrigger {
     /// A trigger's JSON that is not valid: the field at fault and a sentence for people.
@@ -56,6 +57,15 @@ extension LocalTrigger {
             if let calendar = components.calendar { object["calendar"] = "\(calendar.identifier)" }
             if let timeZone = components.timeZone { object["time_zone"] = timeZone.identifier }
             return ["type": "calendar", "date_components": object, "repeats": repeats]
+        case .location(let region, let repeats):
+            return [
+                "type": "location", "repeats": repeats,
+                "region": [
+                    "identifier": region.identifier, "latitude": region.center.latitude,
+                    "longitude": region.center.longitude, "radius": region.radius,
+                    "notify_on_entry": region.notifiesOnEntry, "notify_on_exit": region.notifiesOnExit,
+                ] as [String: Any],
+            ]
         }
     }
 
@@ -139,12 +149,49 @@ extension LocalTrigger {
             }
             self = .calendar(components, repeats: repeats)
         case "location":
-            throw JSONError(
-                field: "type",
-                rule: "`location` is not supported yet: Herald schedules time-interval and calendar triggers.")
+            try Self.allowOnly(object, ["type", "region", "repeats"], path: "")
+            guard let raw = object["region"] else {
+                throw JSONError(field: "region", rule: "is required.", isMissing: true)
+            }
+            guard let fields = raw as? [String: Any] else {
+                throw JSONError(field: "region", rule: "must be an object.")
+            }
+            try Self.allowOnly(
+                fields, ["identifier", "latitude", "longitude", "radius", "notify_on_entry", "notify_on_exit"],
+                path: "region.")
+            guard let identifier = fields["identifier"] as? String else {
+                throw JSONError(
+                    field: "region.identifier", rule: "must be a string.", isMissing: fields["identifier"] == nil)
+            }
+            let latitude = try Self.number(fields["latitude"], field: "region.latitude")
+            let longitude = try Self.number(fields["longitude"], field: "region.longitude")
+            let radius = try Self.number(fields["radius"], field: "region.radius")
+            guard (-90...90).contains(latitude) else {
+                throw JSONError(field: "region.latitude", rule: "must be from -90 to 90 degrees.")
+            }
+            guard (-180...180).contains(longitude) else {
+                throw JSONError(field: "region.longitude", rule: "must be from -180 to 180 degrees.")
+            }
+            guard radius > 0 else { throw JSONError(field: "region.radius", rule: "must be more than 0 meters.") }
+            self = .location(
+                LocationRegion(
+                    identifier: identifier, center: Coordinate(latitude: latitude, longitude: longitude),
+                    radius: radius,
+                    notifiesOnEntry: try Self.bool(fields["notify_on_entry"], field: "region.notify_on_entry") ?? true,
+                    notifiesOnExit: try Self.bool(fields["notify_on_exit"], field: "region.notify_on_exit") ?? true),
+                repeats: repeats)
         default:
-            throw JSONError(field: "type", rule: "must be `time_interval` or `calendar`.")
+            throw JSONError(field: "type", rule: "must be `time_interval`, `calendar` or `location`.")
         }
+    }
+
+    /// A finite number (not a boolean) the field must hold.
+    private static func number(_ value: Any?, field: String) throws(JSONError) -> Double {
+        guard let value else { throw JSONError(field: field, rule: "is required.", isMissing: true) }
+        guard let number = value as? NSNumber, !isBool(number), number.doubleValue.isFinite else {
+            throw JSONError(field: field, rule: "must be a number.")
+        }
+        return number.doubleValue
     }
 
     private static func isBool(_ number: NSNumber) -> Bool {

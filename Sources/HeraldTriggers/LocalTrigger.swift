@@ -1,7 +1,8 @@
 import Foundation
 
-/// What makes a local notification fire, as Herald stores and schedules it: Apple's time-interval
-/// and calendar triggers (`UNTimeIntervalNotificationTrigger`, `UNCalendarNotificationTrigger`).
+/// What makes a local notification fire, as Herald stores and schedules it: Apple's time-interval,
+/// calendar and location triggers (`UNTimeIntervalNotificationTrigger`, `UNCalendarNotificationTrigger`,
+/// `UNLocationNotificationTrigger`).
 ///
 /// One definition for both sides: the `UserNotifications` module encodes its triggers with it and
 /// computes `nextTriggerDate()` with it, and the server decodes, validates and schedules with it, so
@@ -12,10 +13,13 @@ public enum LocalTrigger: Hashable, Sendable {
     /// Fires at the next date matching the components in the device's calendar and time zone (the
     /// components' own calendar or time zone when they carry one); repeating, at every match.
     case calendar(DateComponents, repeats: Bool)
+    /// Fires when the device's reported location enters and/or leaves the region (not on a date);
+    /// repeating, at every such crossing.
+    case location(LocationRegion, repeats: Bool)
 
     public var repeats: Bool {
         switch self {
-        case .timeInterval(_, let repeats), .calendar(_, let repeats): repeats
+        case .timeInterval(_, let repeats), .calendar(_, let repeats), .location(_, let repeats): repeats
         }
     }
 
@@ -28,13 +32,16 @@ public enum LocalTrigger: Hashable, Sendable {
     }
 
     /// When a request added at `addedAt` first fires; nil when it never does (a calendar date that
-    /// is past or impossible). `calendar` is the device's (its time zone matters).
+    /// is past or impossible) or fires on no date (a location trigger). `calendar` is the device's
+    /// (its time zone matters).
     public func firstFireDate(addedAt: Date, calendar: Calendar) -> Date? {
         switch self {
         case .timeInterval(let interval, _):
             addedAt.addingTimeInterval(interval)
         case .calendar(let components, _):
             CalendarMatching.nextDate(after: addedAt, matching: components, in: calendar)
+        case .location:
+            nil
         }
     }
 
@@ -53,6 +60,8 @@ public enum LocalTrigger: Hashable, Sendable {
             return scheduled.addingTimeInterval(periods * interval)
         case .calendar(let components, _):
             return CalendarMatching.nextDate(after: after, matching: components, in: calendar)
+        case .location:
+            return nil
         }
     }
 }

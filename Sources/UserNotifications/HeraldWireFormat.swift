@@ -139,11 +139,20 @@
                 return LocalTrigger.timeInterval(trigger.timeInterval, repeats: trigger.repeats).jsonObject
             case let trigger as UNCalendarNotificationTrigger:
                 return LocalTrigger.calendar(trigger.dateComponents, repeats: trigger.repeats).jsonObject
-            case is UNLocationNotificationTrigger:
-                throw UNUserNotificationCenter.HeraldError(
-                    status: 0, code: "unsupported_trigger",
-                    message:
-                        "Herald does not schedule location triggers yet (time-interval and calendar triggers only).")
+            case let trigger as UNLocationNotificationTrigger:
+                guard let region = trigger.region as? CLCircularRegion else {
+                    throw UNUserNotificationCenter.HeraldError(
+                        status: 0, code: "unsupported_trigger",
+                        message: "A location trigger's region must be a CLCircularRegion.")
+                }
+                return LocalTrigger.location(
+                    LocationRegion(
+                        identifier: region.identifier,
+                        center: Coordinate(latitude: region.center.latitude, longitude: region.center.longitude),
+                        radius: region.radius, notifiesOnEntry: region.notifyOnEntry,
+                        notifiesOnExit: region.notifyOnExit),
+                    repeats: trigger.repeats
+                ).jsonObject
             default:
                 throw UNUserNotificationCenter.HeraldError(
                     status: 0, code: "unsupported_trigger", message: "An app cannot schedule this kind of trigger.")
@@ -157,6 +166,14 @@
                 return UNTimeIntervalNotificationTrigger(timeInterval: interval, repeats: repeats)
             case .calendar(let components, let repeats):
                 return UNCalendarNotificationTrigger(dateMatching: components, repeats: repeats)
+            case .location(let region, let repeats):
+                let circle = CLCircularRegion(
+                    center: CLLocationCoordinate2D(
+                        latitude: region.center.latitude, longitude: region.center.longitude),
+                    radius: region.radius, identifier: region.identifier)
+                circle.notifyOnEntry = region.notifiesOnEntry
+                circle.notifyOnExit = region.notifiesOnExit
+                return UNLocationNotificationTrigger(region: circle, repeats: repeats)
             }
         }
 

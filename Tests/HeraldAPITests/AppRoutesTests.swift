@@ -153,8 +153,8 @@ struct AppRoutesTests {
                     "invalid_field", "trigger.date_components.hour"
                 ),
                 (
-                    #"{"identifier":"a","content":{"body":"x"},"trigger":{"type":"location"}}"#, "invalid_field",
-                    "not supported yet"
+                    #"{"identifier":"a","content":{"body":"x"},"trigger":{"type":"location","region":{"identifier":"r","latitude":1,"longitude":2,"radius":-1}}}"#,
+                    "invalid_field", "more than 0 meters"
                 ),
                 (#"{"identifier":"a","content":{"title":""}}"#, "notification_invalid_no_content", "nothing to show"),
                 (

@@ -21,9 +21,12 @@ import Testing
         components.weekday = 2
         components.timeZone = TimeZone(identifier: "America/New_York")
         components.calendar = Calendar(identifier: .iso8601)
+        let office = LocationRegion(
+            identifier: "office", center: Coordinate(latitude: 52.52, longitude: 13.405), radius: 150.5,
+            notifiesOnEntry: true, notifiesOnExit: false)
         for trigger in [
             LocalTrigger.timeInterval(90.5, repeats: false), .timeInterval(3600, repeats: true),
-            .calendar(components, repeats: true),
+            .calendar(components, repeats: true), .location(office, repeats: true),
         ] {
             #expect(try LocalTrigger(jsonText: trigger.jsonText) == trigger)
             #expect(try LocalTrigger(jsonObject: trigger.jsonObject) == trigger)
@@ -55,7 +58,33 @@ import Testing
             "one of"
         ),
         (#"{"type":"calendar","date_components":{"hour":8,"hours":9}}"#, "date_components.hours", "not a field"),
-        (#"{"type":"location","region":{}}"#, "type", "not supported yet"),
+        (#"{"type":"location"}"#, "region", "is required"),
+        (#"{"type":"location","region":[]}"#, "region", "object"),
+        (#"{"type":"location","region":{"latitude":1,"longitude":2,"radius":3}}"#, "region.identifier", "string"),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":91,"longitude":2,"radius":3}}"#,
+            "region.latitude", "-90 to 90"
+        ),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":1,"longitude":-181,"radius":3}}"#,
+            "region.longitude", "-180 to 180"
+        ),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":1,"longitude":2,"radius":0}}"#,
+            "region.radius", "more than 0"
+        ),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":"1","longitude":2,"radius":3}}"#,
+            "region.latitude", "number"
+        ),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":1,"longitude":2,"radius":3,"notify_on_exit":0}}"#,
+            "region.notify_on_exit", "true or false"
+        ),
+        (
+            #"{"type":"location","region":{"identifier":"x","latitude":1,"longitude":2,"radius":3,"r":1}}"#,
+            "region.r", "not a field"
+        ),
         (#"{"type":"sometimes"}"#, "type", "must be"),
         (#"{"time_interval":60}"#, "type", "is required"),
         (#"[1]"#, "trigger", "object"),
@@ -120,5 +149,45 @@ import Testing
         let next = CalendarMatching.nextDate(
             after: Self.date("2026-03-01T00:00:00Z"), matching: components, in: Self.calendar())
         #expect(next == Self.date("2026-03-29T01:00:00Z"))  // 03:00 CEST
+    }
+
+    @Test func locationRegionsFireOnTheCrossingsTheyAskFor() throws {
+        // Brandenburg Gate, 100 m; the Reichstag is about 420 m away, Potsdamer Platz about 1 km.
+        let gate = Coordinate(latitude: 52.516275, longitude: 13.377704)
+        let nearby = Coordinate(latitude: 52.51650, longitude: 13.37820)  // ~40 m
+        let reichstag = Coordinate(latitude: 52.518620, longitude: 13.376198)
+        #expect(abs(gate.distance(to: reichstag) - 280) < 15)
+        #expect(
+            abs(Coordinate(latitude: 0, longitude: 0).distance(to: Coordinate(latitude: 0, longitude: 1)) - 111_195) < 1
+        )
+        let both = LocationRegion(
+            identifier: "gate", center: gate, radius: 100, notifiesOnEntry: true, notifiesOnExit: true)
+        #expect(both.contains(nearby))
+        #expect(!both.contains(reichstag))
+        #expect(both.crossing(from: reichstag, to: nearby) == .entry)
+        #expect(both.crossing(from: nearby, to: reichstag) == .exit)
+        #expect(both.crossing(from: nearby, to: gate) == nil)  // inside to inside
+        #expect(both.crossing(from: reichstag, to: reichstag) == nil)
+        #expect(both.crossing(from: nil, to: nearby) == .entry)  // unknown counts as outside
+        #expect(both.crossing(from: nil, to: reichstag) == nil)
+        var entryOnly = both
+        entryOnly.notifiesOnExit = false
+        #expect(entryOnly.crossing(from: nearby, to: reichstag) == nil)
+        #expect(entryOnly.crossing(from: reichstag, to: nearby) == .entry)
+        var exitOnly = both
+        exitOnly.notifiesOnEntry = false
+        #expect(exitOnly.crossing(from: reichstag, to: nearby) == nil)
+        // A location trigger fires on no date.
+        let trigger = LocalTrigger.location(both, repeats: true)
+        #expect(trigger.firstFireDate(addedAt: Date(), calendar: Self.calendar()) == nil)
+        #expect(trigger.nextFireDate(afterFiringAt: Date(), now: Date(), calendar: Self.calendar()) == nil)
+        // The JSON defaults: entry and exit both notify, as CLRegion's do.
+        let parsed = try LocalTrigger(
+            jsonText: #"{"type":"location","region":{"identifier":"g","latitude":52.5,"longitude":13.4,"radius":50}}"#)
+        guard case .location(let region, let repeats) = parsed else {
+            Issue.record("not a location trigger")
+            return
+        }
+        #expect(region.notifiesOnEntry && region.notifiesOnExit && !repeats)
     }
 }

@@ -4,6 +4,7 @@ import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Hummingbird
+import Logging
 
 /// The user-side state of the delivery policy (`/v1/me/…`, user token), shared by all devices of
 /// the user: per-app settings, preferences, Focus modes, the Scheduled Summary; and each device's
@@ -251,6 +252,17 @@ struct UserStateRoutes: Sendable {
         let json = DeviceStateJSON.json(state, deviceID: device.deviceID)
         dependencies.hub.publishState(deviceID: device.deviceID, json)
         await dependencies.policy.deviceStateChanged(deviceID: device.deviceID)
+        if let location = state.location, location != current.location {
+            // Location triggers whose region the device entered or left fire before the answer.
+            do {
+                try await dependencies.policy.localNotifications.deviceMoved(
+                    deviceID: device.deviceID, from: current.location, to: location)
+            } catch {
+                context.logger.error(
+                    "Could not fire the location triggers of a device that moved",
+                    metadata: ["device.id": "\(device.deviceID)", "error": "\(error)"])
+            }
+        }
         return JSONBody.response(json)
     }
 

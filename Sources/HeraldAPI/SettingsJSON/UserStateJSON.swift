@@ -190,11 +190,16 @@ enum DeviceStateJSON {
             "foreground_app": foreground,
             "time_zone": .string(PreferencesJSON.name(state.timeZone)),
             "locale": .optional(state.locale),
+            "location": state.location.map { location in
+                .object(["latitude": .number(location.latitude), "longitude": .number(location.longitude)])
+            } ?? .null,
         ])
     }
 
     static func apply(_ fields: JSONFields, to state: DeviceState) throws -> DeviceState {
-        try fields.allowOnly(["locked", "ringer_silent", "audio_route", "foreground_app", "time_zone", "locale"])
+        try fields.allowOnly([
+            "locked", "ringer_silent", "audio_route", "foreground_app", "time_zone", "locale", "location",
+        ])
         var state = state
         if let locked = try fields.bool("locked") { state.isLocked = locked }
         if fields.isNull("locked") { throw APIError.invalidField("locked", "must be true or false.") }
@@ -223,6 +228,14 @@ enum DeviceStateJSON {
             }
             state.timeZone = try PreferencesJSON.timeZone(zone, field: "time_zone")
         }
+        if fields.isNull("location") {
+            state.location = nil
+        } else if let location = try fields.fields("location") {
+            try location.allowOnly(["latitude", "longitude"])
+            let latitude = try Self.degrees(location, "latitude", limit: 90)
+            let longitude = try Self.degrees(location, "longitude", limit: 180)
+            state.location = DeviceLocation(latitude: latitude, longitude: longitude)
+        }
         if fields.has("locale") {
             if fields.isNull("locale") {
                 state.locale = nil
@@ -235,6 +248,16 @@ enum DeviceStateJSON {
             }
         }
         return state
+    }
+
+    /// A coordinate in degrees, from -`limit` to `limit`.
+    private static func degrees(_ fields: JSONFields, _ key: String, limit: Double) throws -> Double {
+        guard let value = fields.object[key] else { throw APIError.missingField(fields.name(key)) }
+        guard case .number(let degrees) = value, (-limit...limit).contains(degrees) else {
+            throw APIError.invalidField(
+                fields.name(key), "must be a number of degrees from -\(Int(limit)) to \(Int(limit)).")
+        }
+        return degrees
     }
 }
 

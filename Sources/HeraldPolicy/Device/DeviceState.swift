@@ -38,6 +38,17 @@ public struct ForegroundApp: Sendable, Codable, Hashable {
     }
 }
 
+/// Where a device is, in degrees (WGS 84), as it reported.
+public struct DeviceLocation: Sendable, Codable, Hashable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
 /// What a device is doing right now.
 public struct DeviceState: Sendable, Codable, Hashable {
     public var isLocked: Bool
@@ -50,6 +61,8 @@ public struct DeviceState: Sendable, Codable, Hashable {
     public var locale: String?
     /// Whether a session of the device is connected now (for `apns-expiration: 0`).
     public var hasConnectedSession: Bool
+    /// Where the device last said it is (location triggers fire on it); nil when it never did.
+    public var location: DeviceLocation?
 
     public init(
         isLocked: Bool = true,
@@ -58,7 +71,8 @@ public struct DeviceState: Sendable, Codable, Hashable {
         foregroundApp: ForegroundApp? = nil,
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         locale: String? = nil,
-        hasConnectedSession: Bool = true
+        hasConnectedSession: Bool = true,
+        location: DeviceLocation? = nil
     ) {
         self.isLocked = isLocked
         self.isRingerSilent = isRingerSilent
@@ -67,5 +81,6 @@ public struct DeviceState: Sendable, Codable, Hashable {
         self.timeZone = timeZone
         self.locale = locale
         self.hasConnectedSession = hasConnectedSession
+        self.location = location
     }
 }
