@@ -157,6 +157,14 @@ let package = Package(
             dependencies: ["HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldServer", "HeraldAPI"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "herald-trigger-bench",
+            dependencies: [
+                "HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldTriggers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The fuzz targets (docs/reliability.md, "Fuzzing"): each parser's property lives in
         // HeraldFuzzing, so the normal test run replays the committed corpus through the same code
         // (HeraldFuzzingTests) that libFuzzer drives. `herald-fuzz` is one executable for every

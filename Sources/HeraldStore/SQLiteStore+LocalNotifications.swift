@@ -296,3 +296,27 @@ extension SQLiteStore {
         String(decoding: try! JSONEncoder().encode(strings), as: UTF8.self)
     }
 }
+
+// MARK: - Bulk seeding
+
+extension SQLiteStore {
+    /// Adds many pending requests in ONE transaction, without replacing and without the per-app
+    /// limit: for benchmarks and imports whose requests are new and within Apple's limit (a request
+    /// that repeats an identifier fails the whole batch). Apps add theirs with `addLocalRequest`.
+    package func seedLocalRequests(_ requests: [LocalRequestRecord]) async throws {
+        try await write(ConstraintMessages(notFound: "A request's device or app does not exist.")) { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO local_requests
+                        (device_id, bundle_id, identifier, content, payload, trigger, added_at, next_fire_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for request in requests {
+                try statement.execute(arguments: [
+                    request.deviceID, request.bundleID, request.identifier, request.content, request.payload,
+                    request.trigger, request.addedAt.storedMilliseconds, request.nextFireAt?.storedMilliseconds,
+                ])
+            }
+        }
+    }
+}
