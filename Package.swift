@@ -297,6 +297,7 @@ let package = Package(
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldServer", "HeraldClient", "HeraldPolicy",
                 "HeraldDelivery", "HeraldEmbedded",
                 .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
+                .target(name: "Intents", condition: .when(platforms: [.linux])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

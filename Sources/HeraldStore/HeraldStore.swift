@@ -293,6 +293,16 @@ public protocol LocalNotificationStore: Sendable {
     func claimResponses(deviceID: String, bundleID: String, limit: Int, at date: Date) async throws
         -> [NotificationResponseRecord]
 
+    /// Stores an interaction the app donated, replacing the app's earlier one with its identifier for
+    /// the user; `notFound` for an unknown user, app or device.
+    func donateInteraction(_ interaction: InteractionRecord) async throws
+    /// The app's donated interactions for the user, oldest donated first.
+    func interactions(userID: String, bundleID: String) async throws -> [InteractionRecord]
+    /// Deletes the app's interactions for the user: those with these identifiers, or in this group,
+    /// or (both nil) all of them; returns how many.
+    func deleteInteractions(userID: String, bundleID: String, identifiers: [String]?, groupIdentifier: String?)
+        async throws -> Int
+
     /// Sets the app's webhook (replacing its url and secret: deliveries still pending go to the new
     /// one); `notFound` for an unknown app.
     func setAppWebhook(_ webhook: AppWebhookRecord) async throws

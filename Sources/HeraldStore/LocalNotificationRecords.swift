@@ -264,3 +264,42 @@ public struct WebhookDelivery: Hashable, Sendable {
         self.nextAttemptAt = nextAttemptAt
     }
 }
+
+/// An interaction an app donated (`INInteraction.donate`): a message or call as it happened.
+public struct InteractionRecord: Hashable, Sendable {
+    public enum Direction: String, Hashable, Sendable, CaseIterable {
+        case unspecified, outgoing, incoming
+    }
+
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case message, call
+    }
+
+    public var userID: String
+    public var bundleID: String
+    /// The device the app donated it on.
+    public var deviceID: String
+    /// The app's identifier of the interaction (`INInteraction.identifier`).
+    public var identifier: String
+    public var groupIdentifier: String?
+    public var direction: Direction
+    public var kind: Kind
+    /// The interaction as the app API's JSON (its intent's people, group, conversation, dates).
+    public var json: String
+    public var donatedAt: Date
+
+    public init(
+        userID: String, bundleID: String, deviceID: String, identifier: String, groupIdentifier: String?,
+        direction: Direction, kind: Kind, json: String, donatedAt: Date
+    ) {
+        self.userID = userID
+        self.bundleID = bundleID
+        self.deviceID = deviceID
+        self.identifier = identifier
+        self.groupIdentifier = groupIdentifier
+        self.direction = direction
+        self.kind = kind
+        self.json = json
+        self.donatedAt = donatedAt
+    }
+}

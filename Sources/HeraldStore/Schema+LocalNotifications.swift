@@ -109,3 +109,28 @@ extension Schema {
                 """)
     }
 }
+
+extension Schema {
+    /// Apps' donated interactions (`INInteraction.donate`): a message or call as it happened, its
+    /// direction, per user and app (donating an identifier again replaces it); the interaction as the
+    /// app API's JSON.
+    static func createInteractions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE interactions (
+                    position          INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id           TEXT    NOT NULL REFERENCES users (user_id),
+                    bundle_id         TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    device_id         TEXT    NOT NULL REFERENCES devices (device_id),
+                    identifier        TEXT    NOT NULL CHECK (length(identifier) > 0),
+                    group_identifier  TEXT,
+                    direction         TEXT    NOT NULL CHECK (direction IN ('unspecified', 'outgoing', 'incoming')),
+                    kind              TEXT    NOT NULL CHECK (kind IN ('message', 'call')),
+                    interaction       TEXT    NOT NULL,
+                    donated_at        INTEGER NOT NULL,
+                    UNIQUE (user_id, bundle_id, identifier)
+                ) STRICT;
+                CREATE INDEX interactions_group ON interactions (user_id, bundle_id, group_identifier);
+                """)
+    }
+}

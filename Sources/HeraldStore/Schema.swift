@@ -23,6 +23,7 @@ enum Schema {
         migrator.registerMigration("v12-one-thread-key", migrate: dropGeneratedThreadID)
         migrator.registerMigration("v13-local-notifications", migrate: createLocalNotifications)
         migrator.registerMigration("v14-app-webhooks", migrate: createAppWebhooks)
+        migrator.registerMigration("v15-interactions", migrate: createInteractions)
         return migrator
     }
 

@@ -299,8 +299,9 @@
         case incoming = 2
     }
 
-    /// An intent as it happened (who sent or called whom, when). Donating it to the system (`donate`,
-    /// `delete`) needs Herald's server and comes with the wiring slice.
+    /// An intent as it happened (who sent or called whom, when). `donate()` stores it with Herald for
+    /// the app and the device's user; `delete(with:)` and `deleteAll()` remove donations
+    /// (INInteraction+Donation.swift).
     open class INInteraction: NSObject, @unchecked Sendable {
         open var intent: INIntent { storedIntent }
         open var intentResponse: INIntentResponse? { storedResponse }

@@ -73,7 +73,7 @@
         /// Sends a request of the app API; returns the answer's JSON object. Throws `UNError` for the
         /// server errors Apple has a code for, `HeraldError` for the rest.
         @discardableResult
-        func send(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
+        package func send(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> [String: Any] {
             try await send(method, path, bodyData: try body.map { try Self.encode($0).get() })
         }
 

@@ -87,6 +87,13 @@
 
         private static let replacement = Mutex<UNUserNotificationCenter?>(nil)
 
+        /// The connection of `current()`'s app, or why there is none (no environment), without stopping
+        /// the program: what the app's other calls to Herald (Intents' donations) go through.
+        package static var currentConnection: Result<HeraldConnection, HeraldError> {
+            if let center = replacement.withLock({ $0 }) { return .success(center.connection) }
+            return HeraldConnection.fromEnvironment()
+        }
+
         /// Makes `current()` return `center` (nil: the environment's again), for an in-process server.
         package static func setCurrent(_ center: UNUserNotificationCenter?) {
             replacement.withLock { $0 = center }

@@ -1,6 +1,10 @@
 #if os(Linux)
     import Foundation
+    import HeraldCore
     import HeraldEmbedded
+    import HeraldServer
+    import HeraldStore
+    import Intents
     import Synchronization
     import Testing
     import UserNotifications
@@ -80,6 +84,66 @@
             let directory = herald.dataDirectory
             try await herald.stop()
             #expect(!FileManager.default.fileExists(atPath: directory.path))
+        }
+
+        @Test("INInteraction.donate stores the seeds' incoming message with Herald; delete removes donations")
+        func donations() async throws {
+            // Without a server (no environment, no embedded Herald): Apple's error, the reason beneath.
+            let lonely = INInteraction(
+                intent: INStartCallIntent(
+                    callRecordFilter: nil, callRecordToCallBack: nil, audioRoute: .unknown, destinationType: .normal,
+                    contacts: [], callCapability: .audioCall), response: nil)
+            let offline = await #expect(throws: INIntentError.self) { try await lonely.donate() }
+            #expect(offline?.code == .donatingInteraction)
+            #expect(offline?.reason.contains("HERALD_URL") == true)
+
+            let herald = try await EmbeddedHerald.start()
+            try await herald.makeCurrent()
+            // WWDC21 10091: the incoming message a notification service extension donates.
+            let handle = INPersonHandle(value: "unique-user-id-1", type: .unknown)
+            let sender = INPerson(
+                personHandle: handle, nameComponents: nil, displayName: "Ana", image: nil, contactIdentifier: nil,
+                customIdentifier: nil)
+            let intent = INSendMessageIntent(
+                recipients: nil, outgoingMessageType: .outgoingMessageText, content: "Message content",
+                speakableGroupName: nil, conversationIdentifier: "unique-conversation-id-1", serviceName: nil,
+                sender: sender, attachments: nil)
+            let interaction = INInteraction(intent: intent, response: nil)
+            interaction.direction = .incoming
+            interaction.groupIdentifier = "conversation-1"
+            try await interaction.donate()
+            // The completion-handler spelling, an outgoing call.
+            let call = INInteraction(
+                intent: INStartCallIntent(
+                    callRecordFilter: nil, callRecordToCallBack: nil, audioRoute: .unknown, destinationType: .normal,
+                    contacts: [sender], callCapability: .audioCall), response: nil)
+            call.direction = .outgoing
+            let done = await withCheckedContinuation { continuation in
+                call.donate { error in continuation.resume(returning: error == nil) }
+            }
+            #expect(done)
+
+            let store = herald.application.store
+            let userID = try #require(try await store.device(id: herald.demo.deviceID)?.userID)
+            var stored = try await store.interactions(userID: userID, bundleID: herald.demo.topic)
+            #expect(stored.map(\.identifier) == [interaction.identifier, call.identifier])
+            #expect(stored.map(\.direction) == [.incoming, .outgoing])
+            #expect(stored.map(\.kind) == [.message, .call])
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(stored[0].json.utf8)) as? [String: Any])
+            let sent = try #require(json["intent"] as? [String: Any])
+            #expect((sent["sender"] as? [String: Any])?["handle"] as? String == "unique-user-id-1")
+            #expect(sent["conversation_identifier"] as? String == "unique-conversation-id-1")
+
+            // Donating the same interaction again replaces it; delete by group, then all.
+            try await interaction.donate()
+            #expect(try await store.interactions(userID: userID, bundleID: herald.demo.topic).count == 2)
+            try await INInteraction.delete(with: "conversation-1")
+            stored = try await store.interactions(userID: userID, bundleID: herald.demo.topic)
+            #expect(stored.map(\.identifier) == [call.identifier])
+            try await INInteraction.deleteAll()
+            #expect(try await store.interactions(userID: userID, bundleID: herald.demo.topic).isEmpty)
+            try await herald.stop()
         }
 
         @Test("the wall clock cannot be moved")
