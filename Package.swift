@@ -175,7 +175,8 @@ let package = Package(
         .target(
             name: "HeraldFuzzing",
             dependencies: [
-                "HeraldCore", "HeraldAPNs", "HeraldAPI", "HeraldLocalization", "HeraldClient",
+                "HeraldCore", "HeraldAPNs", "HeraldAPI", "HeraldLocalization", "HeraldClient", "HeraldTriggers",
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

@@ -3,8 +3,10 @@ import HTTPTypes
 import HeraldAPI
 
 /// Each JSON request body the API accepts (`RequestBodyParsing` in HeraldAPI: the admin bodies, the
-/// clock, app settings, preferences, Focus modes, Summary, device state, categories). The first input
-/// byte picks the body, the rest is the body.
+/// clock, app settings, preferences, Focus modes, Summary, device state, categories; the app API's
+/// local notification requests with their content and trigger, categories, authorization requests
+/// and `willPresent` answers; a person's response to a notification). The first input byte picks the
+/// body, the rest is the body.
 ///
 /// The property: a body is either read or refused with a 400 `APIError` (any other error would
 /// reach the client as a 500), the same way each time; a partial `PUT` body applied twice gives what

@@ -17,21 +17,30 @@ public struct FuzzTarget: Sendable {
         self.check = check
     }
 
-    /// Every target, in the order `scripts/fuzz` runs them.
-    public static let all: [FuzzTarget] = [
-        JSONParserTarget.target,
-        PushValidatorTarget.target,
-        ProviderTokenTarget.target,
-        DeviceTokenTarget.target,
-        HTTP2StateMachineTarget.target,
-        StringsFileTarget.target,
-        StringsDictionaryTarget.target,
-        StringCatalogTarget.target,
-        StringFormatterTarget.target,
-        CursorParameterTarget.target,
-        ServerSentEventParserTarget.target,
-        APIRequestBodyTarget.target,
-    ]
+    /// Every target, in the order `scripts/fuzz` runs them (`app-event-stream` only on Linux, the
+    /// one platform where UserNotifications is Herald's module).
+    public static let all: [FuzzTarget] =
+        [
+            JSONParserTarget.target,
+            PushValidatorTarget.target,
+            ProviderTokenTarget.target,
+            DeviceTokenTarget.target,
+            HTTP2StateMachineTarget.target,
+            StringsFileTarget.target,
+            StringsDictionaryTarget.target,
+            StringCatalogTarget.target,
+            StringFormatterTarget.target,
+            CursorParameterTarget.target,
+            ServerSentEventParserTarget.target,
+            APIRequestBodyTarget.target,
+            LocalTriggerTarget.target,
+        ] + platformTargets
+
+    #if os(Linux)
+        private static let platformTargets = [AppEventStreamTarget.target]
+    #else
+        private static let platformTargets: [FuzzTarget] = []
+    #endif
 
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }

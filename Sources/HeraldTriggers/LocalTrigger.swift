@@ -113,6 +113,14 @@ public enum CalendarMatching {
                     after: start, matching: matching, matchingPolicy: .nextTime, repeatedTimePolicy: .first,
                     direction: .forward)
             else { return nil }
+            if candidate <= start {
+                // With no coarser time component, Foundation matches a `nanosecond` within the second it
+                // starts from, so the match can come before `start` (nanosecond 500000001 after
+                // 23:59:59.75 gave 23:59:59.5, found by the local-trigger fuzz target): a fire date in
+                // the past, due at once. Look again from the start of the next second.
+                start = Date(timeIntervalSinceReferenceDate: start.timeIntervalSinceReferenceDate.rounded(.down) + 1)
+                continue
+            }
             let sameDay = dayLevelComponents.allSatisfy { component in
                 guard let wanted = matching.value(for: component) else { return true }
                 return calendar.component(component, from: candidate) == wanted

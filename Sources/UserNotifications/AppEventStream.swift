@@ -8,16 +8,12 @@
 
     final class AppEventStream: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         /// One event of the stream.
-        struct Event: Sendable {
-            var id: String?
-            var name: String
-            var data: String
-        }
+        typealias Event = AppEventParser.Event
 
         private let connection: HeraldConnection
         private let onEvent: @Sendable (Event) -> Void
         private let lock = NSLock()
-        private var buffer = Data()
+        private var parser = AppEventParser()
         private var session: URLSession?
         private var isStopped = false
         private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
@@ -37,7 +33,7 @@
                 configuration.timeoutIntervalForResource = .infinity
                 let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
                 self.session = session
-                buffer = Data()
+                parser = AppEventParser()
                 return session
             }
             guard let session else { return }
@@ -79,35 +75,12 @@
             var events: [Event] = []
             var connectedNow: [CheckedContinuation<Void, Never>] = []
             lock.withLock {
-                buffer.append(data)
-                // Events end with an empty line.
-                while let range = buffer.range(of: Data("\n\n".utf8)) {
-                    let block = String(decoding: buffer[buffer.startIndex..<range.lowerBound], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex..<range.upperBound)
-                    var event = Event(id: nil, name: "message", data: "")
-                    var dataLines: [String] = []
-                    for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-                        if line.hasPrefix(": connected") {
-                            isConnected = true
-                            connectedNow = connectedWaiters
-                            connectedWaiters = []
-                        }
-                        if line.hasPrefix(":") { continue }
-                        let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-                        let field = String(parts[0])
-                        var value = parts.count > 1 ? String(parts[1]) : ""
-                        if value.hasPrefix(" ") { value.removeFirst() }
-                        switch field {
-                        case "event": event.name = value
-                        case "data": dataLines.append(value)
-                        case "id": event.id = value
-                        default: break
-                        }
-                    }
-                    if !dataLines.isEmpty {
-                        event.data = dataLines.joined(separator: "\n")
-                        events.append(event)
-                    }
+                let output = parser.parse(data)
+                events = output.events
+                if output.sawConnected {
+                    isConnected = true
+                    connectedNow = connectedWaiters
+                    connectedWaiters = []
                 }
             }
             for waiter in connectedNow { waiter.resume() }

@@ -190,4 +190,21 @@ import Testing
         }
         #expect(region.notifiesOnEntry && region.notifiesOnExit && !repeats)
     }
+
+    /// Found by the local-trigger fuzz target: with no coarser time component, Foundation matches a
+    /// `nanosecond` within the second it starts from, so nanosecond 500000001 after 23:59:59.75 gave
+    /// 23:59:59.5 — before the request was added, and a next fire date that was not after `now`.
+    @Test func aSubSecondMatchIsStrictlyAfterTheDate() throws {
+        var components = DateComponents()
+        components.nanosecond = 500_000_001
+        let trigger = LocalTrigger.calendar(components, repeats: true)
+        let added = Self.date("2025-12-31T23:59:59Z").addingTimeInterval(0.75)
+        let first = try #require(trigger.firstFireDate(addedAt: added, calendar: Self.calendar(.gmt)))
+        #expect(first > added)
+        #expect(abs(first.timeIntervalSince(Self.date("2026-01-01T00:00:00Z")) - 0.5) < 0.001)
+        let late = first.addingTimeInterval(0.25)
+        let next = try #require(trigger.nextFireDate(afterFiringAt: first, now: late, calendar: Self.calendar(.gmt)))
+        #expect(next > late)
+        #expect(abs(next.timeIntervalSince(first) - 1) < 0.001)
+    }
 }

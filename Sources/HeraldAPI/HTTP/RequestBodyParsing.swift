@@ -13,11 +13,22 @@ package enum RequestBodyParsing {
         package var appliedTwice: AnyHashable?
     }
 
-    /// The routes' bodies, by a short name.
+    /// The routes' bodies, by a short name. New bodies go at the end, so that the first byte of each
+    /// committed corpus input (`Fuzz/Corpus/api-request-body`, all below 15) keeps choosing its body.
     package static let kinds = [
         "team", "key", "app", "user", "device", "device-token", "clock-set", "clock-advance", "app-settings",
         "preferences", "focus-mode", "focus-on", "summary", "device-state", "category",
+        // The app API and the device's answers to it.
+        "app-request", "app-categories", "app-authorization", "notification-response", "will-present",
+        // Apps' webhooks and donated interactions.
+        "webhook", "interaction", "interaction-remove",
     ]
+
+    /// A body read as a tuple of hashable parts, which `AnyHashable` cannot hold.
+    private struct Parts<First: Hashable, Second: Hashable>: Hashable {
+        var first: First
+        var second: Second
+    }
 
     /// Reads `body` as the body of `kind`; throws what the route would answer (an `APIError`).
     package static func parse(kind: String, body: Data) throws -> Parsed {
@@ -58,6 +69,33 @@ package enum RequestBodyParsing {
         case "category":
             let fields = try JSONFields.body(body)
             return Parsed(value: AnyHashable(try CategoryJSON.make(fields, identifier: "fuzz")), appliedTwice: nil)
+        case "app-request":
+            return Parsed(
+                value: AnyHashable(try AppRoutes.addRequestBody(try JSONFields.body(body))), appliedTwice: nil)
+        case "app-categories":
+            let categories = try AppRoutes.categories(try JSONFields.body(body))
+            return Parsed(
+                value: AnyHashable(categories.map { Parts(first: $0.identifier, second: $0.json) }), appliedTwice: nil)
+        case "app-authorization":
+            let asked = try AuthorizationRoutes.authorizationBody(try JSONFields.optionalBody(body))
+            return Parsed(value: AnyHashable(Parts(first: asked.options, second: asked.wait)), appliedTwice: nil)
+        case "notification-response":
+            let response = try ResponseRoutes.responseBody(try JSONFields.body(body))
+            return Parsed(value: AnyHashable(Parts(first: response.action, second: response.text)), appliedTwice: nil)
+        case "will-present":
+            return Parsed(
+                value: AnyHashable(try AppStreamRoutes.willPresentOptions(try JSONFields.body(body))), appliedTwice: nil
+            )
+        case "webhook":
+            return Parsed(
+                value: AnyHashable(try WebhookRoutes.webhookURL(try JSONFields.body(body))), appliedTwice: nil)
+        case "interaction":
+            let (parsed, json) = try InteractionRoutes.interaction(try JSONFields.body(body))
+            return Parsed(value: AnyHashable(Parts(first: parsed, second: json)), appliedTwice: nil)
+        case "interaction-remove":
+            let removal = try InteractionRoutes.removal(try JSONFields.body(body))
+            return Parsed(
+                value: AnyHashable(Parts(first: removal.identifiers, second: removal.group)), appliedTwice: nil)
         default:
             preconditionFailure("no request body \(kind)")
         }

@@ -42,23 +42,14 @@ struct AppRoutes: Sendable {
 
     @Sendable func addRequest(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
-        let fields = try await JSONFields.body(request, context: context)
-        try fields.allowOnly(["identifier", "content", "trigger"])
-        guard let identifier = try fields.string("identifier") else { throw APIError.missingField("identifier") }
-        guard !identifier.isEmpty, identifier.utf8.count <= Self.maximumIdentifierLength else {
-            throw APIError.invalidField("identifier", "must be 1 to \(Self.maximumIdentifierLength) bytes long.")
-        }
-        guard let contentFields = try fields.fields("content") else { throw APIError.missingField("content") }
-        let made = try LocalContentJSON.make(contentFields)
-        let trigger = try Self.trigger(fields)
-        let contentText = String(decoding: try JSONBody.encode(made.content), as: UTF8.self)
-        let payloadText = String(decoding: try JSONBody.encode(made.payload), as: UTF8.self)
+        let body = try Self.addRequestBody(try await JSONFields.body(request, context: context))
+        let identifier = body.identifier
         let added: LocalNotificationService.Added
         do {
             added = try await mapStoreErrors {
                 try await local.add(
-                    deviceID: app.deviceID, bundleID: app.bundleID, identifier: identifier, content: contentText,
-                    payload: payloadText, trigger: trigger)
+                    deviceID: app.deviceID, bundleID: app.bundleID, identifier: identifier, content: body.contentText,
+                    payload: body.payloadText, trigger: body.trigger)
             }
         } catch LocalNotificationService.Refusal.notificationsNotAllowed(let status) {
             throw APIError(
@@ -89,6 +80,30 @@ struct AppRoutes: Sendable {
                     "notification": .null, "dropped": .strings(dropped),
                 ]))
         }
+    }
+
+    /// What `POST /v1/app/requests` asks for: the request's identifier, its content as stored and as
+    /// the payload it is decided as, and its trigger.
+    struct AddRequestBody: Hashable {
+        var identifier: String
+        var contentText: String
+        var payloadText: String
+        var trigger: LocalTrigger?
+    }
+
+    /// Reads the body of `POST /v1/app/requests`; a 400 names the first field at fault.
+    static func addRequestBody(_ fields: JSONFields) throws -> AddRequestBody {
+        try fields.allowOnly(["identifier", "content", "trigger"])
+        guard let identifier = try fields.string("identifier") else { throw APIError.missingField("identifier") }
+        guard !identifier.isEmpty, identifier.utf8.count <= Self.maximumIdentifierLength else {
+            throw APIError.invalidField("identifier", "must be 1 to \(Self.maximumIdentifierLength) bytes long.")
+        }
+        guard let contentFields = try fields.fields("content") else { throw APIError.missingField("content") }
+        let made = try LocalContentJSON.make(contentFields)
+        let trigger = try Self.trigger(fields)
+        return AddRequestBody(
+            identifier: identifier, contentText: String(decoding: try JSONBody.encode(made.content), as: UTF8.self),
+            payloadText: String(decoding: try JSONBody.encode(made.payload), as: UTF8.self), trigger: trigger)
     }
 
     /// The body's trigger: absent or null delivers at once.
@@ -223,7 +238,17 @@ struct AppRoutes: Sendable {
     /// Replaces the app's categories with the body's set (`setNotificationCategories`).
     @Sendable func setCategories(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
-        let fields = try await JSONFields.body(request, context: context)
+        let categories = try Self.categories(try await JSONFields.body(request, context: context))
+        let texts = try categories.map {
+            ($0.identifier, String(decoding: try JSONBody.encode($0.json), as: UTF8.self))
+        }
+        try await mapStoreErrors { try await store.replaceCategories(bundleID: app.bundleID, texts) }
+        await dependencies.policy.appResourcesChanged(bundleID: app.bundleID)
+        return JSONBody.response(JSONValue.object(["categories": .array(categories.map(\.json))]))
+    }
+
+    /// Reads the body of `PUT /v1/app/categories`: each category's identifier and canonical JSON.
+    static func categories(_ fields: JSONFields) throws -> [(identifier: String, json: JSONValue)] {
         try fields.allowOnly(["categories"])
         guard let items = try fields.array("categories") else { throw APIError.missingField("categories") }
         var categories: [(identifier: String, json: JSONValue)] = []
@@ -237,12 +262,7 @@ struct AppRoutes: Sendable {
             }
             categories.append((identifier, try CategoryJSON.make(category, identifier: identifier)))
         }
-        let texts = try categories.map {
-            ($0.identifier, String(decoding: try JSONBody.encode($0.json), as: UTF8.self))
-        }
-        try await mapStoreErrors { try await store.replaceCategories(bundleID: app.bundleID, texts) }
-        await dependencies.policy.appResourcesChanged(bundleID: app.bundleID)
-        return JSONBody.response(JSONValue.object(["categories": .array(categories.map(\.json))]))
+        return categories
     }
 
     /// `UNNotificationSettings`: the user's settings for the app (the defaults when never set) and

@@ -100,10 +100,7 @@ struct AppStreamRoutes: Sendable {
     @Sendable func answerWillPresent(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
         let id = try context.parameters.require("id")
-        let fields = try await JSONFields.body(request, context: context)
-        try fields.allowOnly(["options"])
-        guard let names = try fields.strings("options") else { throw APIError.missingField("options") }
-        let options = try PolicyNames.presentationOptions(names, field: "options")
+        let options = try Self.willPresentOptions(try await JSONFields.body(request, context: context))
         guard dependencies.apps.answer(id: id, deviceID: app.deviceID, bundleID: app.bundleID, options: options)
         else {
             throw APIError.notFound(
@@ -112,5 +109,12 @@ struct AppStreamRoutes: Sendable {
             )
         }
         return Response(status: .noContent)
+    }
+
+    /// Reads the body of `POST /v1/app/will-present/{id}`: how to present the notification.
+    static func willPresentOptions(_ fields: JSONFields) throws -> PresentationOptions {
+        try fields.allowOnly(["options"])
+        guard let names = try fields.strings("options") else { throw APIError.missingField("options") }
+        return try PolicyNames.presentationOptions(names, field: "options")
     }
 }

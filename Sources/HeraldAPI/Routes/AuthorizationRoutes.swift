@@ -41,16 +41,7 @@ struct AuthorizationRoutes: Sendable {
 
     @Sendable func requestAuthorization(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
-        let fields = try await JSONFields.optionalBody(request, context: context)
-        try fields.allowOnly(["options", "wait"])
-        let options = try CategoryJSON.optionList(fields, "options", allowed: Self.optionNames)
-        var wait = Self.defaultWait
-        if fields.has("wait") {
-            guard case .number(let seconds)? = fields.object["wait"], (0...Self.maximumWait).contains(seconds) else {
-                throw APIError.invalidField("wait", "must be a number of seconds from 0 to \(Int(Self.maximumWait)).")
-            }
-            wait = seconds
-        }
+        let (options, wait) = try Self.authorizationBody(try await JSONFields.optionalBody(request, context: context))
         var generator = SystemRandomNumberGenerator()
         let asked = AuthorizationRequestRecord(
             id: APNsID.make(using: &generator).lowercased(), deviceID: app.deviceID, bundleID: app.bundleID,
@@ -86,6 +77,21 @@ struct AuthorizationRoutes: Sendable {
                     "request": Self.requestJSON(pending),
                 ]))
         }
+    }
+
+    /// Reads the body of `POST /v1/app/authorization`: the options asked for (canonical names, in
+    /// `optionNames`' order) and how long to wait for the person, in seconds.
+    static func authorizationBody(_ fields: JSONFields) throws -> (options: [String], wait: Double) {
+        try fields.allowOnly(["options", "wait"])
+        let options = try CategoryJSON.optionList(fields, "options", allowed: Self.optionNames)
+        var wait = Self.defaultWait
+        if fields.has("wait") {
+            guard case .number(let seconds)? = fields.object["wait"], (0...Self.maximumWait).contains(seconds) else {
+                throw APIError.invalidField("wait", "must be a number of seconds from 0 to \(Int(Self.maximumWait)).")
+            }
+            wait = seconds
+        }
+        return (options, wait)
     }
 
     static func answer(settings: AppNotificationSettings, request: AuthorizationRequestRecord?) -> JSONValue {

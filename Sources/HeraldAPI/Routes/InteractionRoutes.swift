@@ -53,15 +53,7 @@ struct InteractionRoutes: Sendable {
 
     @Sendable func remove(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
-        let fields = try await JSONFields.body(request, context: context)
-        try fields.allowOnly(["identifiers", "group_identifier"])
-        let identifiers = try fields.strings("identifiers")
-        let group = try fields.string("group_identifier")
-        guard (identifiers == nil) != (group == nil) else {
-            throw APIError(
-                .badRequest, code: "invalid_request",
-                message: "Give either `identifiers` or `group_identifier` (DELETE /v1/app/interactions removes all).")
-        }
+        let (identifiers, group) = try Self.removal(try await JSONFields.body(request, context: context))
         let removed = try await store.deleteInteractions(
             userID: app.userID, bundleID: app.bundleID, identifiers: identifiers, groupIdentifier: group)
         return JSONBody.response(JSONValue.object(["removed": .number(Double(removed))]))
@@ -76,7 +68,20 @@ struct InteractionRoutes: Sendable {
 
     // MARK: The JSON
 
-    struct Parsed {
+    /// The body of `POST …/interactions/remove`: either identifiers or a group.
+    static func removal(_ fields: JSONFields) throws -> (identifiers: [String]?, group: String?) {
+        try fields.allowOnly(["identifiers", "group_identifier"])
+        let identifiers = try fields.strings("identifiers")
+        let group = try fields.string("group_identifier")
+        guard (identifiers == nil) != (group == nil) else {
+            throw APIError(
+                .badRequest, code: "invalid_request",
+                message: "Give either `identifiers` or `group_identifier` (DELETE /v1/app/interactions removes all).")
+        }
+        return (identifiers, group)
+    }
+
+    struct Parsed: Hashable {
         var identifier: String
         var groupIdentifier: String?
         var direction: InteractionRecord.Direction

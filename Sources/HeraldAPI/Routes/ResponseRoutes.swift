@@ -33,14 +33,7 @@ struct ResponseRoutes: Sendable {
         let device = try await authenticator.requireDevice(
             try context.parameters.require("device_id"), request: request)
         let id = try context.parameters.require("id").lowercased()
-        let fields = try await JSONFields.body(request, context: context)
-        try fields.allowOnly(["action_identifier", "user_text"])
-        guard var action = try fields.string("action_identifier") else {
-            throw APIError.missingField("action_identifier")
-        }
-        if action == "default" { action = Self.defaultAction }
-        if action == "dismiss" { action = Self.dismissAction }
-        let text = try fields.string("user_text")
+        let (action, text) = try Self.responseBody(try await JSONFields.body(request, context: context))
         guard let row = try await store.notification(deviceID: device.deviceID, id: id),
             row.disposition != .notDelivered
         else {
@@ -112,6 +105,19 @@ struct ResponseRoutes: Sendable {
         dependencies.apps.signal(deviceID: device.deviceID, bundleID: row.bundleID)
         dependencies.webhooksChanged()
         return JSONBody.response(status: .created, JSONValue.object(["response": Self.json(response)]))
+    }
+
+    /// Reads the body of a response: the action (`default` and `dismiss` spelled out as Apple's
+    /// identifiers) and the typed text. Whether they fit the notification's category is checked
+    /// against the store, after the notification is found.
+    static func responseBody(_ fields: JSONFields) throws -> (action: String, text: String?) {
+        try fields.allowOnly(["action_identifier", "user_text"])
+        guard var action = try fields.string("action_identifier") else {
+            throw APIError.missingField("action_identifier")
+        }
+        if action == "default" { action = Self.defaultAction }
+        if action == "dismiss" { action = Self.dismissAction }
+        return (action, try fields.string("user_text"))
     }
 
     /// The items of a JSON array (none when it is not one).

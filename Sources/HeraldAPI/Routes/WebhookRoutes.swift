@@ -33,10 +33,7 @@ struct WebhookRoutes: Sendable {
 
     @Sendable func setWebhook(_ request: Request, context: APIRequestContext) async throws -> Response {
         let bundleID = try context.parameters.require("bundle_id")
-        let fields = try await JSONFields.body(request, context: context)
-        try fields.allowOnly(["url"])
-        guard let url = try fields.string("url") else { throw APIError.missingField("url") }
-        try Self.validate(url: url)
+        let url = try Self.webhookURL(try await JSONFields.body(request, context: context))
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let webhook = AppWebhookRecord(
@@ -72,6 +69,14 @@ struct WebhookRoutes: Sendable {
         let bundleID = try context.parameters.require("bundle_id")
         guard try await store.removeAppWebhook(bundleID: bundleID) else { throw Self.notFound }
         return Response(status: .noContent)
+    }
+
+    /// The body of `PUT …/webhook`: its `url`, checked.
+    static func webhookURL(_ fields: JSONFields) throws -> String {
+        try fields.allowOnly(["url"])
+        guard let url = try fields.string("url") else { throw APIError.missingField("url") }
+        try validate(url: url)
+        return url
     }
 
     /// An absolute http(s) URL with a host, at most 2,048 bytes.
