@@ -162,6 +162,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldTriggers",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

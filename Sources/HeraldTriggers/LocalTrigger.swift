@@ -92,8 +92,12 @@ public enum CalendarMatching {
     ///   31st fires only in months that have one, February 29 only in leap years.
     /// nil when no date matches (a past one-off date, an impossible date such as February 30).
     public static func nextDate(after date: Date, matching components: DateComponents, in calendar: Calendar) -> Date? {
+        let deviceTimeZone = calendar.timeZone
         var calendar = components.calendar ?? calendar
-        if let timeZone = components.timeZone { calendar.timeZone = timeZone }
+        // Components without a time zone of their own are the device's local times, also when they
+        // name a calendar: that calendar's time zone is whichever process made it (the server's, once
+        // decoded), not the device's.
+        calendar.timeZone = components.timeZone ?? deviceTimeZone
         var matching = DateComponents()
         var hasComponent = false
         for component in matchableComponents {

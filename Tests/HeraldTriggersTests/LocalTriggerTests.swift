@@ -207,4 +207,21 @@ import Testing
         #expect(next > late)
         #expect(abs(next.timeIntervalSince(first) - 1) < 0.001)
     }
+
+    /// Components that name a calendar but no time zone are local times of the device: the named
+    /// calendar's own time zone (the process's that decoded it) does not count.
+    @Test func aNamedCalendarWithoutATimeZoneMatchesInTheDevicesZone() throws {
+        var tokyo = Calendar(identifier: .iso8601)
+        tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        var components = DateComponents()
+        components.calendar = tokyo
+        components.hour = 8
+        let trigger = LocalTrigger.calendar(components, repeats: true)
+        let first = try #require(
+            trigger.firstFireDate(addedAt: Self.date("2026-06-01T00:00:00Z"), calendar: Self.calendar()))
+        #expect(first == Self.date("2026-06-01T06:00:00Z"))  // 08:00 in Berlin (CEST), not in Tokyo
+        // Decoded from its JSON (the calendar by name only), the same.
+        let decoded = try LocalTrigger(jsonText: trigger.jsonText)
+        #expect(decoded.firstFireDate(addedAt: Self.date("2026-06-01T00:00:00Z"), calendar: Self.calendar()) == first)
+    }
 }
