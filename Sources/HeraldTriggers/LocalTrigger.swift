@@ -23,12 +23,29 @@ public enum LocalTrigger: Hashable, Sendable {
         }
     }
 
+    /// The longest time interval Herald schedules: 100 years. Apple sets no bound; beyond it a fire
+    /// date means nothing, and a far enough one does not fit the store's milliseconds.
+    public static let maximumTimeInterval: TimeInterval = 100 * 365.25 * 86_400
+
+    /// The latest fire date Herald keeps (the end of year 9999 UTC): a calendar match after it never
+    /// fires (as a past date never does), so every date the store writes fits its milliseconds.
+    public static let latestFireDate = Date(timeIntervalSince1970: 253_402_300_799)
+
     /// Apple's exception message for an interval it refuses, or nil when the interval is valid:
-    /// not positive, or under 60 s when repeating.
+    /// not positive, or under 60 s when repeating — and Herald's, over `maximumTimeInterval`.
     public static func refusal(timeInterval: TimeInterval, repeats: Bool) -> String? {
         if !(timeInterval > 0) || !timeInterval.isFinite { return "time interval must be greater than 0" }
         if repeats && timeInterval < 60 { return "time interval must be at least 60 if repeating" }
+        if timeInterval > maximumTimeInterval {
+            return "time interval must be at most 100 years (3155760000 seconds) for Herald"
+        }
         return nil
+    }
+
+    /// `date` when Herald can keep it, else nil (it never fires).
+    static func schedulable(_ date: Date?) -> Date? {
+        guard let date, date <= latestFireDate else { return nil }
+        return date
     }
 
     /// When a request added at `addedAt` first fires; nil when it never does (a calendar date that
@@ -37,9 +54,9 @@ public enum LocalTrigger: Hashable, Sendable {
     public func firstFireDate(addedAt: Date, calendar: Calendar) -> Date? {
         switch self {
         case .timeInterval(let interval, _):
-            addedAt.addingTimeInterval(interval)
+            Self.schedulable(addedAt.addingTimeInterval(interval))
         case .calendar(let components, _):
-            CalendarMatching.nextDate(after: addedAt, matching: components, in: calendar)
+            Self.schedulable(CalendarMatching.nextDate(after: addedAt, matching: components, in: calendar))
         case .location:
             nil
         }
@@ -57,9 +74,9 @@ public enum LocalTrigger: Hashable, Sendable {
             // The periods keep their phase: added at 10:00:30 every 60 s fires at :30 each minute.
             let elapsed = after.timeIntervalSince(scheduled)
             let periods = (elapsed / interval).rounded(.down) + 1
-            return scheduled.addingTimeInterval(periods * interval)
+            return Self.schedulable(scheduled.addingTimeInterval(periods * interval))
         case .calendar(let components, _):
-            return CalendarMatching.nextDate(after: after, matching: components, in: calendar)
+            return Self.schedulable(CalendarMatching.nextDate(after: after, matching: components, in: calendar))
         case .location:
             return nil
         }

@@ -7,7 +7,7 @@
     /// Splits the stream into events at each empty line (`\n\n`), keeping an incomplete event for the
     /// next chunk, so the events do not depend on where the network cut the bytes.
     ///
-    /// Reads only what Herald's app stream sends: `event:`, `data:` and `id:` lines, `\n` line ends,
+    /// Reads `event:`, `data:` and `id:` lines (ended by LF, CRLF or CR, as the SSE spec allows)
     /// and the comment `: connected` once the server has subscribed the connection. An event
     /// without a `data:` line is not delivered.
     package struct AppEventParser: Sendable {
@@ -32,15 +32,32 @@
             package var sawConnected = false
         }
 
-        /// The bytes after the last complete event.
+        /// The bytes after the last complete event, line ends made `\n`.
         private var buffer = Data()
+        /// Whether the last byte read was a CR (made `\n`): an LF right after it is the same line end,
+        /// also when the network cut the CRLF between two chunks.
+        private var afterCR = false
 
         package init() {}
 
         /// Adds a chunk; returns the events it completed.
         package mutating func parse(_ chunk: Data) -> Output {
             var output = Output()
-            buffer.append(chunk)
+            // Lines end with CRLF, LF or CR (the SSE spec): each becomes one `\n`. (Herald sends LF
+            // only; a CR read as part of a value made written-back events read differently, found by
+            // the app-event-stream fuzz target.)
+            for byte in chunk {
+                if afterCR {
+                    afterCR = false
+                    if byte == 0x0A { continue }
+                }
+                if byte == 0x0D {
+                    buffer.append(0x0A)
+                    afterCR = true
+                } else {
+                    buffer.append(byte)
+                }
+            }
             // Events end with an empty line.
             while let range = buffer.range(of: Data("\n\n".utf8)) {
                 let block = String(decoding: buffer[buffer.startIndex..<range.lowerBound], as: UTF8.self)

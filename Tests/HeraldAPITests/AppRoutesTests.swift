@@ -148,6 +148,11 @@ struct AppRoutesTests {
                     #"{"identifier":"a","content":{"body":"x"},"trigger":{"type":"time_interval","time_interval":0}}"#,
                     "invalid_trigger", "time interval must be greater than 0"
                 ),
+                // A fire date this far off did not fit the store's milliseconds: the server trapped.
+                (
+                    #"{"identifier":"a","content":{"body":"x"},"trigger":{"type":"time_interval","time_interval":1e20}}"#,
+                    "invalid_trigger", "at most 100 years"
+                ),
                 (
                     #"{"identifier":"a","content":{"body":"x"},"trigger":{"type":"calendar","date_components":{"hour":"8"}}}"#,
                     "invalid_field", "trigger.date_components.hour"

@@ -43,6 +43,11 @@ import Testing
         ),
         (#"{"type":"time_interval","time_interval":0}"#, "time_interval", "time interval must be greater than 0"),
         (#"{"type":"time_interval","time_interval":-5}"#, "time_interval", "greater than 0"),
+        (#"{"type":"time_interval","time_interval":3155760001}"#, "time_interval", "at most 100 years"),
+        (
+            #"{"type":"time_interval","time_interval":6.0777777777777745e+75,"repeats":true}"#, "time_interval",
+            "at most 100 years"
+        ),
         (#"{"type":"time_interval"}"#, "time_interval", "is required"),
         (#"{"type":"time_interval","time_interval":"60"}"#, "time_interval", "number of seconds"),
         (#"{"type":"time_interval","time_interval":60,"repeats":1}"#, "repeats", "true or false"),
@@ -223,5 +228,21 @@ import Testing
         // Decoded from its JSON (the calendar by name only), the same.
         let decoded = try LocalTrigger(jsonText: trigger.jsonText)
         #expect(decoded.firstFireDate(addedAt: Self.date("2026-06-01T00:00:00Z"), calendar: Self.calendar()) == first)
+    }
+
+    /// A match after year 9999 never fires (its milliseconds would not fit the store), and the
+    /// longest interval Herald takes still does.
+    @Test func fireDatesStayWithinWhatTheStoreKeeps() {
+        var components = DateComponents()
+        components.year = 10_001
+        components.month = 1
+        components.day = 1
+        #expect(
+            LocalTrigger.calendar(components, repeats: false).firstFireDate(
+                addedAt: Self.date("2026-01-01T00:00:00Z"), calendar: Self.calendar()) == nil)
+        let longest = LocalTrigger.timeInterval(LocalTrigger.maximumTimeInterval, repeats: true)
+        let added = Self.date("2026-01-01T00:00:00Z")
+        #expect(
+            longest.firstFireDate(addedAt: added, calendar: Self.calendar()) == added.addingTimeInterval(3_155_760_000))
     }
 }
