@@ -104,6 +104,11 @@ extension LocalTrigger {
             if let refusal = Self.refusal(timeInterval: interval, repeats: repeats) {
                 throw JSONError(field: "time_interval", rule: "is refused: \(refusal).")
             }
+            guard interval <= Self.maximumTimeInterval else {
+                throw JSONError(
+                    field: "time_interval",
+                    rule: "is refused: time interval must be at most 100 years (3155760000 seconds) for Herald.")
+            }
             self = .timeInterval(interval, repeats: repeats)
         case "calendar":
             try Self.allowOnly(object, ["type", "date_components", "repeats"], path: "")

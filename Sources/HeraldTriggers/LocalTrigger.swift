@@ -32,13 +32,11 @@ public enum LocalTrigger: Hashable, Sendable {
     public static let latestFireDate = Date(timeIntervalSince1970: 253_402_300_799)
 
     /// Apple's exception message for an interval it refuses, or nil when the interval is valid:
-    /// not positive, or under 60 s when repeating — and Herald's, over `maximumTimeInterval`.
+    /// not positive, or under 60 s when repeating. (Herald's own bound, `maximumTimeInterval`, is
+    /// checked where the server reads a trigger: an app may make such a trigger, as on iOS.)
     public static func refusal(timeInterval: TimeInterval, repeats: Bool) -> String? {
         if !(timeInterval > 0) || !timeInterval.isFinite { return "time interval must be greater than 0" }
         if repeats && timeInterval < 60 { return "time interval must be at least 60 if repeating" }
-        if timeInterval > maximumTimeInterval {
-            return "time interval must be at most 100 years (3155760000 seconds) for Herald"
-        }
         return nil
     }
 

@@ -244,5 +244,11 @@ import Testing
         let added = Self.date("2026-01-01T00:00:00Z")
         #expect(
             longest.firstFireDate(addedAt: added, calendar: Self.calendar()) == added.addingTimeInterval(3_155_760_000))
+        // Apple's rule (what the app's trigger initializer applies) has no bound: only the server's
+        // reading of a trigger has Herald's.
+        #expect(LocalTrigger.refusal(timeInterval: 1e10, repeats: false) == nil)
+        #expect(throws: LocalTrigger.JSONError.self) {
+            try LocalTrigger(jsonText: LocalTrigger.timeInterval(1e10, repeats: false).jsonText)
+        }
     }
 }
