@@ -2,6 +2,7 @@
 // (who sends, receives or calls), INImage (an avatar) and INSpeakableString (a group's name).
 #if os(Linux)
     import Foundation
+    import UserNotifications
 
     public enum INPersonHandleType: Int, Sendable {
         case unknown = 0
@@ -264,6 +265,21 @@
         /// else the contact identifier.
         package var heraldIdentifier: String? {
             [personHandle?.value, customIdentifier, contactIdentifier].compactMap { $0 }.first { !$0.isEmpty }
+        }
+
+        /// The type of `heraldIdentifier`: the handle's ("phone", "email", "unknown"), else "unknown".
+        package var heraldHandleType: String {
+            guard let handle = personHandle, let value = handle.value, !value.isEmpty else { return "unknown" }
+            return switch handle.type {
+            case .emailAddress: "email"
+            case .phoneNumber: "phone"
+            case .unknown: "unknown"
+            }
+        }
+
+        /// The person as a notification's communication fields carry it.
+        package var communicationPerson: UNCommunicationPerson {
+            UNCommunicationPerson(displayName: displayName, handle: heraldIdentifier, handleType: heraldHandleType)
         }
 
         open override func isEqual(_ object: Any?) -> Bool {

@@ -239,8 +239,9 @@
             }
             var context = UNCommunicationContext(
                 kind: .message, senderDisplayName: sender.displayName, senderIdentifier: sender.heraldIdentifier,
-                conversationIdentifier: conversationIdentifier, groupName: speakableGroupName?.spokenPhrase,
-                otherParticipantNames: (recipients ?? []).filter { !$0.isMe }.map(\.displayName), avatar: nil)
+                senderHandleType: sender.heraldHandleType, conversationIdentifier: conversationIdentifier,
+                groupName: speakableGroupName?.spokenPhrase,
+                otherParticipants: (recipients ?? []).filter { !$0.isMe }.map(\.communicationPerson), avatar: nil)
             let avatar =
                 context.isGroup
                 ? image(forParameterNamed: \.speakableGroupName)
@@ -287,8 +288,8 @@
             }
             return UNCommunicationContext(
                 kind: .call, senderDisplayName: caller.displayName, senderIdentifier: caller.heraldIdentifier,
-                conversationIdentifier: nil, groupName: nil,
-                otherParticipantNames: contacts.dropFirst().map(\.displayName),
+                senderHandleType: caller.heraldHandleType, conversationIdentifier: nil, groupName: nil,
+                otherParticipants: contacts.dropFirst().map(\.communicationPerson),
                 avatar: (image(forParameterNamed: \.contacts) ?? caller.image)?.communicationImage)
         }
     }

@@ -259,14 +259,21 @@
         }
     }
 
+    extension Array {
+        fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+    }
+
     /// The communication fields as JSON inside the archive (a keyed archive holds property-list values).
     private struct CodableCommunication: Codable {
         var kind: String
         var senderDisplayName: String
         var senderIdentifier: String?
+        var senderHandleType: String?
         var conversationIdentifier: String?
         var groupName: String?
         var otherParticipantNames: [String]
+        var otherParticipantHandles: [String?]?
+        var otherParticipantHandleTypes: [String]?
         var avatarName: String?
         var avatarURL: URL?
         var avatarData: Data?
@@ -275,6 +282,9 @@
             kind = context.kind.rawValue
             senderDisplayName = context.senderDisplayName
             senderIdentifier = context.senderIdentifier
+            senderHandleType = context.senderHandleType
+            otherParticipantHandles = context.otherParticipants.map(\.handle)
+            otherParticipantHandleTypes = context.otherParticipants.map(\.handleType)
             conversationIdentifier = context.conversationIdentifier
             groupName = context.groupName
             otherParticipantNames = context.otherParticipantNames
@@ -296,8 +306,13 @@
                 } else { nil }
             return UNCommunicationContext(
                 kind: kind, senderDisplayName: senderDisplayName, senderIdentifier: senderIdentifier,
-                conversationIdentifier: conversationIdentifier, groupName: groupName,
-                otherParticipantNames: otherParticipantNames, avatar: avatar)
+                senderHandleType: senderHandleType ?? "unknown", conversationIdentifier: conversationIdentifier,
+                groupName: groupName,
+                otherParticipants: otherParticipantNames.enumerated().map { index, name in
+                    UNCommunicationPerson(
+                        displayName: name, handle: otherParticipantHandles?[safe: index] ?? nil,
+                        handleType: otherParticipantHandleTypes?[safe: index] ?? "unknown")
+                }, avatar: avatar)
         }
     }
 #endif

@@ -18,9 +18,23 @@
         case data(Data)
     }
 
+    /// A participant of a conversation as Herald sends it: the name shown, and the handle a Focus's
+    /// allowed people are matched with ("phone", "email" or "unknown").
+    package struct UNCommunicationPerson: Hashable, Sendable {
+        package var displayName: String
+        package var handle: String?
+        package var handleType: String
+
+        package init(displayName: String, handle: String?, handleType: String) {
+            self.displayName = displayName
+            self.handle = handle
+            self.handleType = handleType
+        }
+    }
+
     /// The communication fields of content made by `updating(from:)` (docs: the reference's section 13):
-    /// who it is from, which conversation, whether it is a group, and the avatar. The wiring slice sends
-    /// them with the notification (Focus's allowed people, Scheduled Summary's breakthrough, announce).
+    /// who it is from, which conversation, whether it is a group, and the avatar. Sent with the content
+    /// as its `communication` key (`HeraldWireFormat`), which the server treats as a push's.
     package struct UNCommunicationContext: Hashable, Sendable {
         package enum Kind: String, Hashable, Sendable {
             case message
@@ -32,25 +46,32 @@
         package var senderDisplayName: String
         /// The sender's handle value, else its custom identifier, else its contact identifier (nil: none).
         package var senderIdentifier: String?
+        /// The type of the sender's handle: "phone", "email" or "unknown" (an identifier of the app's).
+        package var senderHandleType: String
         package var conversationIdentifier: String?
         /// The speakable group name, else nil.
         package var groupName: String?
-        /// The other participants' display names (recipients of a message, the other callees of a call).
-        package var otherParticipantNames: [String]
+        /// The other participants (recipients of a message, the other callees of a call).
+        package var otherParticipants: [UNCommunicationPerson]
         package var avatar: UNCommunicationImage?
 
         package init(
-            kind: Kind, senderDisplayName: String, senderIdentifier: String?, conversationIdentifier: String?,
-            groupName: String?, otherParticipantNames: [String], avatar: UNCommunicationImage?
+            kind: Kind, senderDisplayName: String, senderIdentifier: String?, senderHandleType: String = "unknown",
+            conversationIdentifier: String?, groupName: String?, otherParticipants: [UNCommunicationPerson],
+            avatar: UNCommunicationImage?
         ) {
             self.kind = kind
             self.senderDisplayName = senderDisplayName
             self.senderIdentifier = senderIdentifier
+            self.senderHandleType = senderHandleType
             self.conversationIdentifier = conversationIdentifier
             self.groupName = groupName
-            self.otherParticipantNames = otherParticipantNames
+            self.otherParticipants = otherParticipants
             self.avatar = avatar
         }
+
+        /// The other participants' display names.
+        package var otherParticipantNames: [String] { otherParticipants.map(\.displayName) }
 
         /// A group conversation: a speakable group name, or at least two other participants.
         package var isGroup: Bool { groupName != nil || otherParticipantNames.count >= 2 }

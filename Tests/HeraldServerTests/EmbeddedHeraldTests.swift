@@ -1,7 +1,9 @@
 #if os(Linux)
     import Foundation
     import HeraldCore
+    import HeraldDelivery
     import HeraldEmbedded
+    import HeraldPolicy
     import HeraldServer
     import HeraldStore
     import Intents
@@ -143,6 +145,77 @@
             #expect(stored.map(\.identifier) == [call.identifier])
             try await INInteraction.deleteAll()
             #expect(try await store.interactions(userID: userID, bundleID: herald.demo.topic).isEmpty)
+            try await herald.stop()
+        }
+
+        @Test(
+            "a local message made with updating(from:) shows the sender and group and breaks through a Focus that allows her"
+        )
+        func communicationContent() async throws {
+            let herald = try await EmbeddedHerald.start()
+            let center = try await herald.makeCurrent()
+            let store = herald.application.store
+            let userID = try #require(try await store.device(id: herald.demo.deviceID)?.userID)
+            // The Work Focus allows no app, but Ana.
+            let work = FocusMode(
+                id: "work", name: "Work", kind: .work,
+                allowedPeople: [PersonHandle("ana@example.com", kind: .emailAddress)],
+                manual: .on(since: Date().addingTimeInterval(-60), until: nil))
+            try await store.upsertFocusMode(work, userID: userID)
+            await herald.application.policy.userStateChanged(userID: userID)
+
+            func person(_ handle: String, _ name: String, me: Bool = false) -> INPerson {
+                INPerson(
+                    personHandle: INPersonHandle(value: handle, type: .emailAddress), nameComponents: nil,
+                    displayName: name, image: INImage(named: "\(name.lowercased()).png"), contactIdentifier: nil,
+                    customIdentifier: nil, isMe: me)
+            }
+            let intent = INSendMessageIntent(
+                recipients: [person("ben@example.com", "Ben"), person("me@example.com", "Me", me: true)],
+                outgoingMessageType: .outgoingMessageText, content: "On my way",
+                speakableGroupName: INSpeakableString(spokenPhrase: "Lunch crew"), conversationIdentifier: "lunch",
+                serviceName: nil, sender: person("Ana@Example.com", "Ana"), attachments: nil)
+            intent.setImage(INImage(named: "lunch.png"), forParameterNamed: \.speakableGroupName)
+            let content = UNMutableNotificationContent()
+            content.body = "On my way"
+            content.userInfo = ["conversation": "lunch"]
+            try await center.add(
+                UNNotificationRequest(identifier: "m1", content: try content.updating(from: intent), trigger: nil))
+            let plain = UNMutableNotificationContent()
+            plain.title = "Sale"
+            plain.body = "50% off"
+            try await center.add(UNNotificationRequest(identifier: "p1", content: plain, trigger: nil))
+
+            func stored(_ identifier: String) async throws -> StoredNotification {
+                let id = LocalNotificationID.make(bundleID: herald.demo.topic, identifier: identifier)
+                return try #require(try await store.notification(deviceID: herald.demo.deviceID, id: id))
+            }
+            let message = try await stored("m1")
+            #expect(message.disposition == .alerted)
+            #expect(message.decision?.decision.reasons.contains(.focusAllowedPerson) == true)
+            #expect(
+                message.decision?.display
+                    == NotificationDisplay(title: "Ana", subtitle: "Lunch crew", body: "On my way"))
+            #expect(try await stored("p1").disposition == .heldForFocus)
+
+            // The app reads it back as it made it: the communication fields, its own userInfo only.
+            let delivered = try #require(
+                try await center.deliveredNotifications().first { $0.request.identifier == "m1" })
+            let read = delivered.request.content
+            #expect(read.title == "Ana" && read.subtitle == "Lunch crew" && read.body == "On my way")
+            #expect(read.communication?.senderIdentifier == "Ana@Example.com")
+            #expect(read.communication?.senderHandleType == "email")
+            #expect(read.communication?.avatar == .named("lunch.png"))
+            #expect(read.communication?.otherParticipantNames == ["Ben"])
+            #expect(read.userInfo.count == 1 && read.userInfo["conversation"] as? String == "lunch")
+
+            // userInfo may not carry Herald's own key.
+            let sneaky = UNMutableNotificationContent()
+            sneaky.body = "x"
+            sneaky.userInfo = ["communication": ["kind": "message"]]
+            await #expect(throws: (any Error).self) {
+                try await center.add(UNNotificationRequest(identifier: "s1", content: sneaky, trigger: nil))
+            }
             try await herald.stop()
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldPolicy
 
 /// The content of an app's local notification request (`UNNotificationContent`) as the app API
 /// takes it, in Apple's names (snake_case), and the APNs-shaped payload Herald stores and decides it
@@ -17,12 +18,14 @@ import HeraldCore
 /// → `{"aps": {"alert": {"title": "Breakfast", "body": "Eggs are ready"}, "badge": 1, "sound":
 /// "default", "thread-id": "kitchen", "category": "FOOD", "interruption-level": "time-sensitive",
 /// "relevance-score": 0.5}, "order": 42}`. Every field is optional; a sound `name` null is the
-/// default sound; `critical` makes it the critical-alert dictionary.
+/// default sound; `critical` makes it the critical-alert dictionary. `communication` (what
+/// `updating(from:)` set) becomes the payload's `communication` key, in the shape and under the rules
+/// of a push's (`CommunicationContent`).
 enum LocalContentJSON {
     static let fields: Set<String> = [
         "title", "subtitle", "body", "badge", "sound", "thread_identifier", "category_identifier",
         "target_content_identifier", "launch_image_name", "interruption_level", "relevance_score",
-        "summary_argument", "summary_argument_count", "filter_criteria", "user_info",
+        "summary_argument", "summary_argument_count", "filter_criteria", "user_info", "communication",
     ]
 
     static let levels: KeyValuePairs<String, String> = [
@@ -121,13 +124,24 @@ enum LocalContentJSON {
         }
         var payload: [String: JSONValue] = [:]
         if let userInfo = try fields.fields("user_info") {
-            if userInfo.has("aps") {
-                throw APIError.invalidField(userInfo.name("aps"), "is Herald's: user_info may hold any other key.")
+            for key in ["aps", CommunicationContent.payloadKey] where userInfo.has(key) {
+                throw APIError.invalidField(userInfo.name(key), "is Herald's: user_info may hold any other key.")
             }
             content["user_info"] = .object(userInfo.object)
             payload = userInfo.object
         } else if fields.has("user_info"), !fields.isNull("user_info") {
             throw APIError.invalidField(fields.name("user_info"), "must be an object.")
+        }
+        // `updating(from:)`'s fields: the payload's `communication` key, checked by the same rules as a
+        // push's (a push keeps an invalid key and says why; an app is told at once).
+        if fields.has("communication"), !fields.isNull("communication"), let value = fields.object["communication"] {
+            switch CommunicationContent.parse(json: value) {
+            case .valid, .none:
+                content["communication"] = value
+                payload[CommunicationContent.payloadKey] = value
+            case .invalid(let message):
+                throw APIError(.badRequest, code: "invalid_field", message: message)
+            }
         }
         guard
             alert["title"] != nil || alert["subtitle"] != nil || alert["body"] != nil || aps["sound"] != nil

@@ -87,6 +87,11 @@ public struct CommunicationContent: Sendable, Hashable {
     /// The communication of `payload` (its custom `communication` key).
     public static func parse(_ payload: NotificationPayload) -> Parsed {
         guard let value = payload.custom[payloadKey] else { return .none }
+        return parse(json: value)
+    }
+
+    /// The communication of a `communication` key's value (an app's content, an extension's answer).
+    public static func parse(json value: JSONValue) -> Parsed {
         do throws(Invalid) {
             return .valid(try CommunicationContent(json: value))
         } catch {
