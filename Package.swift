@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
+        .executable(name: "herald-example-extension", targets: ["herald-example-extension"]),
         .library(name: "HeraldCore", targets: ["HeraldCore"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         // Apple's UserNotifications and Intents APIs for Swift programs on Linux (README, "import
@@ -216,6 +217,19 @@ let package = Package(
             dependencies: [.target(name: "UserNotifications", condition: .when(platforms: [.linux]))],
             path: "Examples/ReminderApp",
             swiftSettings: swiftSettings
+        ),
+        // The sessions' notification service extension (WWDC17 708's download-and-attach with its
+        // expiry fallback, WWDC21 10091's message intent), launched by Herald in the extension tests.
+        .executableTarget(
+            name: "herald-example-extension",
+            dependencies: [
+                .target(name: "UserNotifications", condition: .when(platforms: [.linux])),
+                .target(name: "Intents", condition: .when(platforms: [.linux])),
+            ],
+            path: "Examples/MediaExtension",
+            // The sessions' code as written (2017/2021): Swift 5 mode, where its completion handlers
+            // need not be Sendable.
+            swiftSettings: swiftSettings + [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "UserNotificationsTests",

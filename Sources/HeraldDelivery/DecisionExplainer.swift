@@ -115,6 +115,9 @@ public struct DecisionExplainer: Sendable {
         case ServerReason.communicationInvalid:
             let why = stored.context.communicationError.map { ": \($0)" } ?? "."
             return "Not treated as a message or call: the push's communication key is not valid\(why)"
+        case ServerReason.extensionModified, ServerReason.extensionUnchanged, ServerReason.extensionBestAttempt,
+            ServerReason.extensionTimedOut, ServerReason.extensionFailed:
+            return Self.extensionSentence(stored.context.serviceExtension, appName: appName)
         case ServerReason.summaryDelivered:
             guard let summary = stored.context.summary else { return "Delivered quietly in a Scheduled Summary." }
             let slot = Self.timestamp(Date(timeIntervalSince1970: Double(summary.slotMilliseconds) / 1000))
@@ -132,6 +135,35 @@ public struct DecisionExplainer: Sendable {
         return ExplanationContext.UnrecognizedLevel(
             NotificationFacts(id: row.id, bundleID: row.bundleID, payload: payload, receivedAt: row.receivedAt)
         )
+    }
+
+    /// What the app's notification service extension did, in a sentence.
+    static func extensionSentence(_ ref: DecisionRecord.ServiceExtensionRef?, appName: String) -> String {
+        guard let ref else { return "\(appName)'s notification service extension ran." }
+        let took = Self.duration(ref.durationMilliseconds)
+        let budget = Self.duration(ref.budgetMilliseconds)
+        switch ref.outcome {
+        case .modified:
+            return "Changed by \(appName)'s notification service extension in \(took)."
+        case .unchanged:
+            return "\(appName)'s notification service extension ran in \(took) and kept the content as sent."
+        case .bestAttempt:
+            return
+                "\(appName)'s notification service extension ran out of its \(budget): the best attempt it gave when told its time was up is shown."
+        case .timedOut:
+            return
+                "\(appName)'s notification service extension gave no content within its \(budget), even when told its time was up: shown as sent."
+        case .failed:
+            let why = ref.error.map { " (\($0))" } ?? ""
+            return "\(appName)'s notification service extension failed\(why): shown as sent."
+        }
+    }
+
+    /// "120 ms", "2.5 s", "30 s".
+    static func duration(_ milliseconds: Int) -> String {
+        guard milliseconds >= 1000 else { return "\(milliseconds) ms" }
+        let seconds = Double(milliseconds) / 1000
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 
     static func allowedSentence(_ disposition: Disposition, appName: String) -> String {

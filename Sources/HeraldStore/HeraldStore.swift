@@ -18,18 +18,19 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Herald's storage, as one protocol made of six: the registry (`RegistryStore`), the devices'
+/// Herald's storage, as one protocol made of eight: the registry (`RegistryStore`), the devices'
 /// notification lists with their change feed and badges (`NotificationListStore`), decisions
 /// (`DecisionStore`), the user-side state of the delivery policy (`UserStateStore`), Scheduled
 /// Summary deliveries (`SummaryStore`), and the apps' categories and localization files
-/// (`AppResourceStore`), and apps' local notifications (`LocalNotificationStore`). None of them has a default implementation: a store that misses a
+/// (`AppResourceStore`), apps' local notifications (`LocalNotificationStore`), and apps' service
+/// extensions with the pushes waiting for them (`ServiceExtensionStore`). None of them has a default implementation: a store that misses a
 /// requirement does not compile. A part of Herald that needs only one of them takes only that one.
 ///
 /// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing here is
 /// SQLite-specific; every store must pass the contract suite of `Tests/HeraldStoreTests` (add the
 /// engine to `StoreEngine` there).
 public protocol HeraldStore: RegistryStore, NotificationListStore, DecisionStore, UserStateStore, SummaryStore,
-    AppResourceStore, LocalNotificationStore
+    AppResourceStore, LocalNotificationStore, ServiceExtensionStore
 {
     /// Work the store does in the background while the server runs (SQLite: checkpoints of its
     /// write-ahead log); the application runs them in its ServiceGroup. Empty when there is none.
@@ -318,4 +319,21 @@ public protocol LocalNotificationStore: Sendable {
     func webhookDelivered(id: String, at date: Date) async throws
     /// An attempt of delivery `id` failed at `date` with `error`: tried again at `nextAttemptAt`.
     func webhookFailed(id: String, error: String, at date: Date, nextAttemptAt: Date) async throws
+}
+
+/// Apps' notification service extensions, and the pushes accepted for them that are not shown yet.
+public protocol ServiceExtensionStore: Sendable {
+    /// Sets the app's extension (replacing the one it had); `notFound` for an unknown app.
+    func setServiceExtension(_ record: ServiceExtensionRecord) async throws
+    /// Every app's extension.
+    func serviceExtensions() async throws -> [ServiceExtensionRecord]
+    /// Removes the app's extension; false when it had none. Pushes waiting for it still run it (they
+    /// were accepted with it) or, when it is gone, are shown as sent.
+    func removeServiceExtension(bundleID: String) async throws -> Bool
+    /// Keeps an accepted push until it is shown (durable when this returns).
+    func addExtensionJob(_ job: ExtensionJobRecord) async throws
+    /// The pushes still waiting (after a restart: the ones to run again), oldest first.
+    func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord]
+    /// The push is in the device's list: forget it.
+    func removeExtensionJob(id: String) async throws
 }

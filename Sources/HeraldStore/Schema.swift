@@ -24,6 +24,7 @@ enum Schema {
         migrator.registerMigration("v13-local-notifications", migrate: createLocalNotifications)
         migrator.registerMigration("v14-app-webhooks", migrate: createAppWebhooks)
         migrator.registerMigration("v15-interactions", migrate: createInteractions)
+        migrator.registerMigration("v16-service-extensions", migrate: createServiceExtensions)
         return migrator
     }
 

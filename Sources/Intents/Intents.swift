@@ -242,10 +242,10 @@
                 senderHandleType: sender.heraldHandleType, conversationIdentifier: conversationIdentifier,
                 groupName: speakableGroupName?.spokenPhrase,
                 otherParticipants: (recipients ?? []).filter { !$0.isMe }.map(\.communicationPerson), avatar: nil)
+            // A group's own image when it has one, else the sender's (as iOS shows a group without one).
             let avatar =
-                context.isGroup
-                ? image(forParameterNamed: \.speakableGroupName)
-                : (image(forParameterNamed: \.sender) ?? sender.image)
+                (context.isGroup ? image(forParameterNamed: \.speakableGroupName) : nil)
+                ?? image(forParameterNamed: \.sender) ?? sender.image
             context.avatar = avatar?.communicationImage
             return context
         }

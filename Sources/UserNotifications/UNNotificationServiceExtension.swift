@@ -1,12 +1,14 @@
 // UNNotificationServiceExtension: an app's chance to change a push's content before it is shown
 // (a subclass overrides both methods). Apple's base class hands back the content unchanged and
 // does nothing at expiry; a subclass that does not call the handler gets the original content shown.
-// Herald's wiring (the next slice) runs it for pushes with `mutable-content: 1` and an alert.
+// Herald runs it for the app's alert pushes with `mutable-content: 1`: an extension is an executable
+// whose `main` is one line, `NotificationService.main()` (ServiceExtensionHost.swift).
 #if os(Linux)
     import Foundation
 
     open class UNNotificationServiceExtension: NSObject {
-        public override init() {
+        /// Required: Herald's host makes one instance per push (`main()`).
+        public required override init() {
             super.init()
         }
 

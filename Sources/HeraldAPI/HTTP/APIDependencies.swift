@@ -39,6 +39,8 @@ public struct APIDependencies: Sendable {
     /// Called after a response or an app's webhook was stored: the webhook deliverer (HeraldServer's
     /// `WebhookService`) looks for work at once.
     public var webhooksChanged: @Sendable () -> Void = {}
+    /// Called after an app's service extension was set or removed (the extensions service reloads).
+    public var serviceExtensionsChanged: @Sendable () -> Void = {}
     /// The apps' live connections (`GET /v1/app/stream`), the hub's.
     public var apps: AppConnections { hub.apps }
 

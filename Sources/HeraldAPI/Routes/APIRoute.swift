@@ -36,6 +36,7 @@ enum APIRoutes {
             + ResponseRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppStreamRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + WebhookRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + ServiceExtensionRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + InteractionRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }

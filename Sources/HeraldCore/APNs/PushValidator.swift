@@ -44,6 +44,22 @@ public struct AcceptedPush: Sendable {
     public var payload: NotificationPayload
     /// The body exactly as the provider sent it.
     public var rawPayload: [UInt8]
+
+    public init(
+        apnsID: String, topic: String, pushType: PushType, priority: APNsPriority, expiration: PushExpiration,
+        collapseID: String?, token: DeviceTokenRecord, app: App, payload: NotificationPayload, rawPayload: [UInt8]
+    ) {
+        self.apnsID = apnsID
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.token = token
+        self.app = app
+        self.payload = payload
+        self.rawPayload = rawPayload
+    }
 }
 
 /// The APNs request rules, checked in the order documented in `docs/architecture.md`.

@@ -81,6 +81,64 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
         }
     }
 
+    /// What the app's notification service extension did with the push before it was decided:
+    /// `{"outcome": "modified" | "unchanged" | "best_attempt" | "timed_out" | "failed",
+    ///   "duration_ms": …, "budget_ms": …, "error": … | null}`.
+    public struct ServiceExtensionRef: Codable, Sendable, Hashable {
+        public enum Outcome: String, Codable, Sendable, Hashable {
+            /// It gave changed content within its time.
+            case modified
+            /// It gave the content back as it came.
+            case unchanged
+            /// Its time ran out; what it gave at `serviceExtensionTimeWillExpire()` is shown.
+            case bestAttempt = "best_attempt"
+            /// It gave nothing, even at expiry: shown as sent.
+            case timedOut = "timed_out"
+            /// It crashed, exited, used too much memory or answered what is not content: shown as sent.
+            case failed
+        }
+
+        public var outcome: Outcome
+        /// From handing it the push to its answer (or to giving up).
+        public var durationMilliseconds: Int
+        /// The time it had before `serviceExtensionTimeWillExpire()`.
+        public var budgetMilliseconds: Int
+        /// Why it failed.
+        public var error: String?
+
+        public init(outcome: Outcome, durationMilliseconds: Int, budgetMilliseconds: Int, error: String? = nil) {
+            self.outcome = outcome
+            self.durationMilliseconds = durationMilliseconds
+            self.budgetMilliseconds = budgetMilliseconds
+            self.error = error
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case outcome, error
+            case durationMilliseconds = "duration_ms"
+            case budgetMilliseconds = "budget_ms"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(durationMilliseconds, forKey: .durationMilliseconds)
+            try container.encode(budgetMilliseconds, forKey: .budgetMilliseconds)
+            try container.encode(error, forKey: .error)
+        }
+
+        /// The reason code the decision records for this outcome.
+        public var reason: ReasonCode {
+            switch outcome {
+            case .modified: ServerReason.extensionModified
+            case .unchanged: ServerReason.extensionUnchanged
+            case .bestAttempt: ServerReason.extensionBestAttempt
+            case .timedOut: ServerReason.extensionTimedOut
+            case .failed: ServerReason.extensionFailed
+            }
+        }
+    }
+
     public struct Context: Codable, Sendable, Hashable {
         public var focus: FocusRef?
         public var audioRoute: AudioRoute
@@ -91,17 +149,20 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
         public var sender: SenderRef?
         /// Why the payload's `communication` key was not valid (reason `communication-invalid`).
         public var communicationError: String?
+        /// What the app's service extension did (a push with `mutable-content` of an app with one).
+        public var serviceExtension: ServiceExtensionRef?
 
         enum CodingKeys: String, CodingKey {
             case focus, summary, sender
             case audioRoute = "audio_route"
             case releasedFrom = "released_from"
             case communicationError = "communication_error"
+            case serviceExtension = "service_extension"
         }
 
         public init(
             focus: FocusRef? = nil, audioRoute: AudioRoute, summary: SummaryRef? = nil, releasedFrom: FocusRef? = nil,
-            sender: SenderRef? = nil, communicationError: String? = nil
+            sender: SenderRef? = nil, communicationError: String? = nil, serviceExtension: ServiceExtensionRef? = nil
         ) {
             self.focus = focus
             self.audioRoute = audioRoute
@@ -109,6 +170,7 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
             self.releasedFrom = releasedFrom
             self.sender = sender
             self.communicationError = communicationError
+            self.serviceExtension = serviceExtension
         }
 
         /// Every key written, absent ones as `null` (one shape for clients).
@@ -120,6 +182,7 @@ public struct DecisionRecord: Codable, Sendable, Hashable {
             try container.encode(releasedFrom, forKey: .releasedFrom)
             try container.encode(sender, forKey: .sender)
             try container.encode(communicationError, forKey: .communicationError)
+            try container.encode(serviceExtension, forKey: .serviceExtension)
         }
     }
 
@@ -229,4 +292,14 @@ public enum ServerReason {
     public static let summaryDelivered = ReasonCode(rawValue: "summary-delivered")
     /// The payload's `communication` key is not valid: not treated as a message or call.
     public static let communicationInvalid = ReasonCode(rawValue: "communication-invalid")
+    /// The app's service extension changed the content (`context.service_extension` says how long it took).
+    public static let extensionModified = ReasonCode(rawValue: "service-extension-modified")
+    /// The app's service extension gave the content back unchanged.
+    public static let extensionUnchanged = ReasonCode(rawValue: "service-extension-unchanged")
+    /// The extension's time ran out; its best attempt at expiry is shown.
+    public static let extensionBestAttempt = ReasonCode(rawValue: "service-extension-best-attempt")
+    /// The extension gave nothing in time: shown as sent.
+    public static let extensionTimedOut = ReasonCode(rawValue: "service-extension-timed-out")
+    /// The extension failed: shown as sent.
+    public static let extensionFailed = ReasonCode(rawValue: "service-extension-failed")
 }

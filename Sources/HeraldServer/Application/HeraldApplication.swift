@@ -36,6 +36,8 @@ public final class HeraldApplication: Sendable {
     public let timeControl: ClockController?
     /// Delivers the person's responses to the apps' webhooks.
     public let webhooks: WebhookService
+    /// Runs apps' notification service extensions on their pushes.
+    public let extensions: ServiceExtensionService
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
@@ -115,9 +117,13 @@ public final class HeraldApplication: Sendable {
         self.webhooks = WebhookService(
             store: store, retryBase: .milliseconds(Int64(configuration.webhookRetryBase * 1000)), now: wallClock,
             logger: logger)
+        let extensions = ServiceExtensionService(
+            store: store, registry: registry, writer: writer, hub: hub, policy: policy.engine, now: now, logger: logger)
+        self.extensions = extensions
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
-            deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, logger: logger
+            deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, extensions: extensions,
+            logger: logger
         )
     }
 
@@ -155,11 +161,13 @@ public final class HeraldApplication: Sendable {
         )
         dependencies.clockControl = timeControl
         dependencies.webhooksChanged = { [webhooks] in webhooks.changed() }
+        dependencies.serviceExtensionsChanged = { [extensions] in extensions.changed() }
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger
-        ) { apiPort in
+        ) { [extensions] apiPort in
+            extensions.setAPIURL("http://\(host):\(apiPort)")
             let runtime = RuntimeInfo(
                 apiURL: "http://\(host):\(apiPort)", apnsURL: apnsURL, apnsTLSURL: apnsTLSURL,
                 pid: ProcessInfo.processInfo.processIdentifier
@@ -178,6 +186,7 @@ public final class HeraldApplication: Sendable {
                 // committed), then the writer commits what is queued, then the checkpoints stop.
                 services: store.backgroundServices.map { .init(service: $0) } + [
                     .init(service: writer),
+                    .init(service: extensions),
                     .init(service: webhooks),
                     .init(service: api),
                     .init(service: apns),

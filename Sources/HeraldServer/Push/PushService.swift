@@ -25,6 +25,7 @@ public final class PushService: PushHandler {
     private let now: @Sendable () -> Date
     private let wallClock: @Sendable () -> Date
     private let logger: Logger
+    private let extensions: ServiceExtensionService?
 
     /// - Parameters:
     ///   - deviceRateLimit: pushes per second per device; 0 turns the limit off.
@@ -34,8 +35,10 @@ public final class PushService: PushHandler {
     public init(
         registry: RegistryCache, writer: NotificationWriter, hub: LiveHub, policy: DeliveryPolicyEngine,
         deviceRateLimit: Double, now: @escaping @Sendable () -> Date,
-        wallClock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        wallClock: @escaping @Sendable () -> Date = { Date() }, extensions: ServiceExtensionService? = nil,
+        logger: Logger
     ) {
+        self.extensions = extensions
         self.registry = registry
         self.writer = writer
         self.hub = hub
@@ -85,6 +88,10 @@ public final class PushService: PushHandler {
                 expiration: push.expiration.seconds, alreadyDelivered: false, toConnectedSession: isConnected, now: now)
         else {
             return respond(accepted)
+        }
+        // The app's service extension changes it first: kept durably (the 200), then run, then stored.
+        if let extensions, extensions.handles(push) {
+            return extensions.accept(push, receivedAt: now, accepted: accepted, respond: respond)
         }
         let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
         do {

@@ -1,0 +1,335 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldAPI
+import HeraldAPNs
+import HeraldCore
+import HeraldDelivery
+import HeraldPolicy
+import HeraldStore
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs apps' notification service extensions on their pushes (as iOS: alert pushes with
+/// `mutable-content: 1` and an alert, of an app that registered one).
+///
+/// Accept durably first, then modify: the push is stored as an `extension_jobs` row (its own
+/// transaction) and only then answered 200, so the 200 still means durable; the extension runs after
+/// that, and the notification — as the extension changed it, or as sent when it timed out or failed —
+/// is decided, written to the device's list, and only then is the job removed. A job left by a stop
+/// or a crash runs again at the next start (a notification written just before a crash is written
+/// again with the same id: the device's list keeps one). The extension's time therefore never holds
+/// up the provider; the device sees the push when the extension is done, as on iOS.
+public final class ServiceExtensionService: Service, Sendable {
+    private let store: any HeraldStore
+    private let registry: RegistryService
+    private let writer: NotificationWriter
+    private let hub: LiveHub
+    private let policy: DeliveryPolicyEngine
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    /// The registered extensions by bundle id (read on the push path: a lock and a lookup).
+    private let records = Mutex<[String: ServiceExtensionRecord]>([:])
+    private let pools = Mutex<[String: ExtensionPool]>([:])
+    /// The jobs being run now (a restart's recovery skips them).
+    private let inFlight = Mutex<Set<String>>([])
+    /// Credentials of the apps' extensions on devices, made on first need.
+    private let credentials = Mutex<[String: String]>([:])
+    private let apiURL = Mutex<String?>(nil)
+    private let loaded = Mutex(false)
+    /// For webhook extensions; made in `run` (a client must be shut down).
+    private let client = Mutex<HTTPClient?>(nil)
+
+    init(
+        store: any HeraldStore, registry: RegistryService, writer: NotificationWriter, hub: LiveHub,
+        policy: DeliveryPolicyEngine, now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        self.store = store
+        self.registry = registry
+        self.writer = writer
+        self.hub = hub
+        self.policy = policy
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Where extensions reach the JSON API (set once it listens).
+    func setAPIURL(_ url: String) {
+        apiURL.withLock { $0 = url }
+    }
+
+    /// Whether this push goes through the app's extension: an alert push with `mutable-content: 1`
+    /// and an alert, of an app with an extension.
+    func handles(_ push: AcceptedPush) -> Bool {
+        guard push.pushType == .alert, push.payload.aps.mutableContent, push.payload.aps.alert != nil else {
+            return false
+        }
+        return records.withLock { $0[push.app.bundleID] != nil }
+    }
+
+    /// Stores the push as a job, answers `accepted` once it is durable, then runs the extension.
+    func accept(
+        _ push: AcceptedPush, receivedAt: Date, accepted: APNsResponse,
+        respond: @escaping @Sendable (APNsResponse) -> Void
+    ) {
+        let job = ExtensionJobRecord(
+            id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
+            token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue,
+            priority: push.priority.rawValue, expiration: push.expiration.seconds, collapseID: push.collapseID,
+            payload: String(decoding: push.rawPayload, as: UTF8.self), receivedAt: receivedAt)
+        Task {
+            do {
+                try await store.addExtensionJob(job)
+            } catch {
+                logger.error(
+                    "Could not keep a push for its service extension",
+                    metadata: ["notification.id": "\(job.id)", "error": "\(error)"])
+                return respond(APNsResponse(failure: APNsFailure(.internalServerError), apnsID: accepted.apnsID))
+            }
+            respond(accepted)
+            await process(job)
+        }
+    }
+
+    /// The registrations changed (the admin API): read them again.
+    public func changed() {
+        Task { try? await reload() }
+    }
+
+    public func run() async throws {
+        // Writing to a process that ended must fail the write, not end Herald.
+        signal(SIGPIPE, SIG_IGN)
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
+        client.withLock { $0 = http }
+        try await reload()
+        Task { await recover() }
+        try? await gracefulShutdown()
+        let all = pools.withLock { Array($0.values) }
+        for pool in all { await pool.stop() }
+        client.withLock { $0 = nil }
+        try await http.shutdown()
+    }
+
+    /// POSTs a webhook extension's request; nil when no answer came within `timeout`.
+    private func post(_ url: String, _ body: Data, _ timeout: Duration) async -> (Int, Data)? {
+        guard let http = client.withLock({ $0 }) else { return (503, Data()) }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "user-agent", value: "Herald")
+        request.body = .bytes(ByteBuffer(data: body))
+        do {
+            let response = try await http.execute(
+                request,
+                timeout: .nanoseconds(
+                    Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+            let answer = try await response.body.collect(upTo: 64 << 10)
+            return (Int(response.status.code), Data(answer.readableBytesView))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return nil
+        } catch {
+            return (0, Data("\(error)".utf8))
+        }
+    }
+
+    /// How many processes the app's pool runs now and has started (tests, the benchmark).
+    public func processes(bundleID: String) async -> (running: Int, started: Int) {
+        guard let pool = pools.withLock({ $0[bundleID] }) else { return (0, 0) }
+        return (await pool.processCount, await pool.started)
+    }
+
+    private func reload() async throws {
+        let all = try await store.serviceExtensions()
+        let byApp = Dictionary(uniqueKeysWithValues: all.map { ($0.bundleID, $0) })
+        records.withLock { $0 = byApp }
+        loaded.withLock { $0 = true }
+        for (bundleID, pool) in pools.withLock({ $0 }) {
+            if let record = byApp[bundleID] { await pool.update(record) } else { await pool.stop() }
+        }
+        pools.withLock { pools in pools = pools.filter { byApp[$0.key] != nil } }
+    }
+
+    /// Runs the jobs a stop or a crash left.
+    private func recover() async {
+        do {
+            let jobs = try await store.extensionJobs(limit: 100_000)
+            if !jobs.isEmpty {
+                logger.info("Running service extensions left from the last run", metadata: ["jobs": "\(jobs.count)"])
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for job in jobs where !inFlight.withLock({ $0.contains(job.id) }) {
+                    group.addTask { await self.process(job) }
+                }
+            }
+        } catch {
+            logger.error("Could not read the pushes waiting for service extensions", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func pool(for record: ServiceExtensionRecord) -> ExtensionPool {
+        pools.withLock { pools in
+            if let pool = pools[record.bundleID] { return pool }
+            var environment: [String: String] = [:]
+            for name in ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"] {
+                environment[name] = ProcessInfo.processInfo.environment[name]
+            }
+            environment["HERALD_BUNDLE_ID"] = record.bundleID
+            let pool = ExtensionPool(record: record, environment: environment) { [weak self] url, body, timeout in
+                await self?.post(url, body, timeout) ?? (503, Data())
+            }
+            pools[record.bundleID] = pool
+            return pool
+        }
+    }
+
+    private func credential(deviceID: String, bundleID: String) async -> String? {
+        let key = "\(deviceID)\u{0}\(bundleID)"
+        if let known = credentials.withLock({ $0[key] }) { return known }
+        guard let made = try? await registry.createAppCredential(deviceID: deviceID, bundleID: bundleID) else {
+            return nil
+        }
+        return credentials.withLock { credentials in
+            if let known = credentials[key] { return known }
+            credentials[key] = made.credential
+            return made.credential
+        }
+    }
+
+    /// Runs the extension on the job's push, then decides and stores the notification.
+    func process(_ job: ExtensionJobRecord) async {
+        guard inFlight.withLock({ $0.insert(job.id).inserted }) else { return }
+        defer { _ = inFlight.withLock { $0.remove(job.id) } }
+        let original = (try? JSONParser.parse(Array(job.payload.utf8))) ?? .object([:])
+        var payload = original
+        let ref: DecisionRecord.ServiceExtensionRef
+        if let record = records.withLock({ $0[job.bundleID] }) {
+            let request = ExtensionRequest(
+                id: job.id, identifier: job.id, deviceID: job.deviceID, payload: original,
+                receivedAt: job.receivedAt, apiURL: apiURL.withLock { $0 },
+                credential: await credential(deviceID: job.deviceID, bundleID: job.bundleID))
+            let answer = await pool(for: record).run(request)
+            (payload, ref) = Self.outcome(answer, original: original, budget: record.timeoutMilliseconds)
+        } else {
+            ref = DecisionRecord.ServiceExtensionRef(
+                outcome: .failed, durationMilliseconds: 0, budgetMilliseconds: 1,
+                error: "the app no longer has a service extension")
+        }
+        if ref.outcome == .failed {
+            logger.notice(
+                "A service extension failed: the push is shown as sent",
+                metadata: ["bundle_id": "\(job.bundleID)", "error": "\(ref.error ?? "")"])
+        }
+        await deliver(job, payload: payload, ref: ref)
+    }
+
+    /// The payload to show and what to record, from the extension's answer.
+    static func outcome(_ answer: ExtensionAnswer, original: JSONValue, budget: Int) -> (
+        JSONValue, DecisionRecord.ServiceExtensionRef
+    ) {
+        func ref(_ outcome: DecisionRecord.ServiceExtensionRef.Outcome, _ error: String? = nil)
+            -> DecisionRecord.ServiceExtensionRef
+        {
+            DecisionRecord.ServiceExtensionRef(
+                outcome: outcome, durationMilliseconds: answer.milliseconds, budgetMilliseconds: budget, error: error)
+        }
+        let shown: JSONValue
+        let outcome: DecisionRecord.ServiceExtensionRef.Outcome
+        switch answer.result {
+        case .content(let content, let before, let expired):
+            do {
+                let merged = try ExtensionContent.merge(payload: original, before: before, after: content)
+                shown = merged.payload
+                outcome = expired ? .bestAttempt : (merged.changed ? .modified : .unchanged)
+            } catch {
+                return (original, ref(.failed, "its content is not valid: \(error.description)"))
+            }
+        case .payload(let payload):
+            shown = payload
+            outcome = payload == original ? .unchanged : .modified
+        case .timedOut:
+            return (original, ref(.timedOut))
+        case .failed(let why):
+            return (original, ref(.failed, why))
+        }
+        let bytes = (try? JSONEncoder().encode(shown)) ?? Data()
+        guard bytes.count <= ExtensionContent.maximumPayloadBytes else {
+            let limit = ExtensionContent.maximumPayloadBytes
+            return (original, ref(.failed, "its content makes a payload of \(bytes.count) bytes, over \(limit)"))
+        }
+        if case .failure(let error) = Result(catching: { () throws(PayloadError) in
+            try NotificationPayload(json: bytes, requiresAPS: true)
+        }) {
+            return (original, ref(.failed, "its content makes a payload APNs would refuse: \(error.message)"))
+        }
+        return (shown, ref(outcome))
+    }
+
+    /// Decides and stores the notification, then forgets the job; a store that fails (a full disk)
+    /// is tried again, the job kept, until it takes it or Herald stops.
+    private func deliver(_ job: ExtensionJobRecord, payload: JSONValue, ref: DecisionRecord.ServiceExtensionRef)
+        async
+    {
+        var wait = Duration.seconds(1)
+        while !Task.isCancelled {
+            do {
+                guard let push = try makePush(job, payload: payload) else {
+                    logger.error(
+                        "A push waiting for its service extension names an app or device Herald no longer has",
+                        metadata: ["notification.id": "\(job.id)"])
+                    try await store.removeExtensionJob(id: job.id)
+                    return
+                }
+                let decidedAt = now()
+                var row = StoredNotification(
+                    accepted: push, receivedAt: job.receivedAt,
+                    deliveredAt: hub.hasSession(deviceID: job.deviceID) ? decidedAt : nil)
+                let decided = try await policy.decide(push: push, receivedAt: decidedAt).adding(serviceExtension: ref)
+                row.setDecision(decided.stored, json: decided.json)
+                _ = try await writer.write(row)
+                try await store.removeExtensionJob(id: job.id)
+                return
+            } catch {
+                logger.error(
+                    "Could not store a push its service extension handled; trying again",
+                    metadata: ["notification.id": "\(job.id)", "error": "\(error)"])
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(10))
+            }
+        }
+    }
+
+    /// The push as accepted, with the payload to show.
+    private func makePush(_ job: ExtensionJobRecord, payload: JSONValue) throws -> AcceptedPush? {
+        let snapshot = registry.cache.snapshot
+        guard let app = snapshot.apps[job.bundleID], let pushType = PushType(rawValue: job.pushType),
+            let priority = APNsPriority(rawValue: job.priority)
+        else { return nil }
+        let token =
+            snapshot.tokens[job.token]
+            ?? DeviceTokenRecord(
+                token: job.token, deviceID: job.deviceID, bundleID: job.bundleID, createdAt: job.receivedAt)
+        var bytes = Array(try JSONEncoder().encode(payload))
+        let parsed: NotificationPayload
+        if let merged = try? NotificationPayload(json: bytes) {
+            parsed = merged
+        } else {
+            // `outcome` checked it; a payload stored by an older Herald is shown as it was sent.
+            bytes = Array(job.payload.utf8)
+            parsed = try NotificationPayload(json: bytes)
+        }
+        return AcceptedPush(
+            apnsID: job.id, topic: job.topic, pushType: pushType, priority: priority,
+            expiration: job.expiration.map { $0 == 0 ? .immediately : .at($0) } ?? PushExpiration.none,
+            collapseID: job.collapseID, token: token, app: app, payload: parsed, rawPayload: bytes)
+    }
+}

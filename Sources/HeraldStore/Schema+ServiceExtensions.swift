@@ -1,0 +1,38 @@
+import GRDB
+
+extension Schema {
+    /// Apps' notification service extensions (`service_extensions`: a process or a webhook, and its
+    /// limits) and the pushes waiting for theirs (`extension_jobs`: accepted — the provider has its
+    /// 200 — and not yet in the device's list).
+    static func createServiceExtensions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE service_extensions (
+                    bundle_id          TEXT    NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+                    kind               TEXT    NOT NULL CHECK (kind IN ('process', 'webhook')),
+                    executable         TEXT,
+                    arguments          TEXT    NOT NULL DEFAULT '[]' CHECK (json_type(arguments) = 'array'),
+                    url                TEXT,
+                    timeout_ms         INTEGER NOT NULL CHECK (timeout_ms > 0),
+                    memory_limit_bytes INTEGER NOT NULL CHECK (memory_limit_bytes > 0),
+                    processes          INTEGER NOT NULL CHECK (processes > 0),
+                    created_at         INTEGER NOT NULL,
+                    CHECK ((kind = 'process') = (executable IS NOT NULL)),
+                    CHECK ((kind = 'webhook') = (url IS NOT NULL))
+                ) STRICT;
+                CREATE TABLE extension_jobs (
+                    id           TEXT    NOT NULL PRIMARY KEY,
+                    device_id    TEXT    NOT NULL REFERENCES devices (device_id),
+                    bundle_id    TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    token        TEXT    NOT NULL,
+                    topic        TEXT    NOT NULL,
+                    push_type    TEXT    NOT NULL,
+                    priority     INTEGER NOT NULL,
+                    expiration   INTEGER,
+                    collapse_id  TEXT,
+                    payload      TEXT    NOT NULL,
+                    received_at  INTEGER NOT NULL
+                ) STRICT;
+                """)
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+import HeraldClient
+import HeraldCore
+import HeraldDelivery
+import HeraldPolicy
+import HeraldServer
+import HeraldStore
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Apps' notification service extensions through a real Herald, with the sessions' extension code
+/// (Examples/MediaExtension, built as `herald-example-extension`) running as real processes that
+/// Herald launches: the content they make is what the device gets, the decision says what they did,
+/// and what goes wrong (too slow, a crash, a hang, too much memory) shows the push as sent.
+@Suite("Notification service extensions", .serialized)
+struct ServiceExtensionTests {
+    /// The example extension, built next to this test bundle.
+    static var exampleExtension: String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("herald-example-extension").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return FileManager.default.currentDirectoryPath + "/.build/debug/herald-example-extension"
+    }
+
+    /// A small HTTP server: a video that never finishes downloading, and a webhook extension.
+    final class Peer: Sendable {
+        final class Hooks: Sendable {
+            let bodies = Mutex<[String]>([])
+        }
+
+        let port: Int
+        let hooks = Hooks()
+        private let task: Task<Void, any Error>
+
+        init() async throws {
+            let hooks = self.hooks
+            let router = Router()
+            router.get("/slow.mp4") { _, _ -> Response in
+                try await Task.sleep(for: .seconds(30))
+                return Response(status: .ok)
+            }
+            router.post("/extension") { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 1 << 20)
+                let text = String(buffer: body)
+                hooks.bodies.withLock { $0.append(text) }
+                var payload = try JSONParser.parse(Array(text.utf8)).objectValue?["payload"]?.objectValue ?? [:]
+                var aps = payload["aps"]?.objectValue ?? [:]
+                aps["alert"] = .object(["title": .string("From the webhook"), "body": .string("Changed")])
+                payload["aps"] = .object(aps)
+                let answer = try JSONEncoder().encode(JSONValue.object(["payload": .object(payload)]))
+                return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer)))
+            }
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            var logger = Logger(label: "extension-peer")
+            logger.logLevel = .critical
+            let app = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+            task = Task { try await app.runService() }
+            var iterator = ports.makeAsyncIterator()
+            port = await iterator.next() ?? 0
+        }
+
+        func stop() async {
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
+    /// `PUT /v1/admin/apps/{bundle_id}/service-extension` with `body`; the status and the answer.
+    static func register(_ herald: PolicyHerald, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
+        try await admin(herald, "PUT", body: body)
+    }
+
+    static func admin(_ herald: PolicyHerald, _ method: String, body: [String: Any]? = nil) async throws -> (
+        Int, [String: Any]
+    ) {
+        var request = URLRequest(
+            url: URL(string: "\(herald.runtime.apiURL)/v1/admin/apps/\(herald.demo.topic)/service-extension")!)
+        request.httpMethod = method
+        request.setValue("Bearer \(herald.application.adminToken)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
+    }
+
+    /// Pushes `payload` (a JSON object's text); returns its id once the provider has its 200.
+    static func push(_ herald: PolicyHerald, _ payload: String, client: APNsClient) async throws -> String {
+        let result = try await client.send(
+            APNsPush(deviceToken: herald.demo.deviceToken, topic: herald.demo.topic, payload: Data(payload.utf8)))
+        guard result.status == 200, let id = result.apnsID else {
+            throw PolicyTestError("push answered \(result.status) \(result.reason ?? "")")
+        }
+        return id.lowercased()
+    }
+
+    /// The notification once it is in the device's list (at most 30 s: a guard against a hang).
+    static func delivered(_ herald: PolicyHerald, _ id: String) async throws -> StoredNotification {
+        for _ in 0..<1500 {
+            if let row = try await herald.store.notification(deviceID: herald.demo.deviceID, id: id) { return row }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw PolicyTestError("notification \(id) was not delivered within 30 s")
+    }
+
+    static func alert(_ row: StoredNotification) -> JSONValue? {
+        json(try? JSONParser.parse(Array(row.payload.utf8)), "aps", "alert")
+    }
+
+    @Test(
+        "a mutable-content push goes through the extension: its content is stored and the decision says how long it took"
+    )
+    func modifies() async throws {
+        let herald = try await PolicyHerald.start()
+        let (status, registered) = try await Self.register(
+            herald, ["executable": Self.exampleExtension, "timeout_seconds": 10])
+        #expect(status == 200)
+        #expect(registered["kind"] as? String == "process" && registered["processes"] as? Int == 2)
+        #expect(registered["memory_limit_mb"] as? Int == 128 && registered["timeout_seconds"] as? Double == 10)
+        let client = try herald.apnsClient()
+
+        let id = try await Self.push(
+            herald,
+            #"{"aps":{"alert":{"title":"Hello","body":"World"},"mutable-content":1,"thread-id":"t"},"k":1}"#,
+            client: client)
+        let row = try await Self.delivered(herald, id)
+        #expect(Self.alert(row) == .object(["title": .string("Hello [modified]"), "body": .string("World")]))
+        let payload = try JSONParser.parse(Array(row.payload.utf8))
+        #expect(json(payload, "aps", "mutable-content") == .number(1) && json(payload, "k") == .number(1))
+        #expect(json(payload, "aps", "thread-id") == .string("t"))
+        let ref = try #require(row.decision?.context.serviceExtension)
+        #expect(ref.outcome == .modified && ref.budgetMilliseconds == 10_000 && ref.error == nil)
+        #expect(row.decision?.decision.reasons.contains(ServerReason.extensionModified) == true)
+        let explained = try await herald.application.explain(deviceID: herald.demo.deviceID, id: id)
+        let sentences = jsonItems(json(explained, "reasons")).compactMap { json($0, "sentence")?.stringValue }
+        #expect(sentences.contains { $0.hasPrefix("Changed by Demo's notification service extension in ") })
+        #expect(json(explained, "decision", "context", "service_extension", "outcome") == .string("modified"))
+
+        // An extension that gives the content back: unchanged; a loc key it left alone stays.
+        let echoed = try await Self.push(
+            herald, #"{"aps":{"alert":{"loc-key":"GREETING","body":"Hi"},"mutable-content":1},"test":"echo"}"#,
+            client: client)
+        let echo = try await Self.delivered(herald, echoed)
+        #expect(echo.decision?.context.serviceExtension?.outcome == .unchanged)
+        #expect(json(Self.alert(echo), "loc-key") == .string("GREETING"))
+
+        // Without mutable-content, or without an alert, the extension is not asked.
+        let plain = try await Self.push(herald, #"{"aps":{"alert":{"title":"Plain"}}}"#, client: client)
+        let plainRow = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: plain))
+        #expect(plainRow.decision?.context.serviceExtension == nil)
+        let badgeOnly = try await Self.push(herald, #"{"aps":{"badge":3,"mutable-content":1}}"#, client: client)
+        #expect(try await herald.store.notification(deviceID: herald.demo.deviceID, id: badgeOnly) != nil)
+
+        // Removed: the next mutable push is stored as sent at once.
+        #expect(try await Self.admin(herald, "DELETE").0 == 204)
+        #expect(try await Self.admin(herald, "GET").0 == 404)
+        try await Task.sleep(for: .milliseconds(200))
+        let after = try await Self.push(
+            herald, #"{"aps":{"alert":{"title":"Later"},"mutable-content":1}}"#, client: client)
+        let afterRow = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: after))
+        #expect(json(Self.alert(afterRow), "title") == .string("Later"))
+        try await client.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("WWDC17 708: a download slower than the extension's time shows the best attempt, \"Incoming video!\"")
+    func expiryFallback() async throws {
+        let peer = try await Peer()
+        let herald = try await PolicyHerald.start()
+        #expect(try await Self.register(herald, ["executable": Self.exampleExtension, "timeout_seconds": 1]).0 == 200)
+        let client = try herald.apnsClient()
+        let id = try await Self.push(
+            herald,
+            #"""
+            {"aps":{"alert":{"title":"New Video","body":"John Appleseed posted a new video"},"mutable-content":1},
+             "type":"video","video-url":"http://127.0.0.1:\#(peer.port)/slow.mp4","video-location":"Skate Park, SF",
+             "video-user":"John Appleseed"}
+            """#, client: client)
+        let row = try await Self.delivered(herald, id)
+        #expect(json(Self.alert(row), "title") == .string("Incoming video!"))
+        #expect(json(Self.alert(row), "body") == .string("John Appleseed posted a new video"))
+        let ref = try #require(row.decision?.context.serviceExtension)
+        #expect(ref.outcome == .bestAttempt && ref.durationMilliseconds >= 1000)
+        try await client.shutdown()
+        try await herald.stop()
+        await peer.stop()
+    }
+
+    @Test(
+        "WWDC21 10091: the extension's message intent shows the sender and group, is donated, and breaks through a Focus that allows the sender"
+    )
+    func communication() async throws {
+        let herald = try await PolicyHerald.start()
+        let userID = try await herald.userID()
+        let work = FocusMode(
+            id: "work", name: "Work", kind: .work,
+            allowedPeople: [PersonHandle("ana@example.com", kind: .emailAddress)],
+            manual: .on(since: herald.clock.now.addingTimeInterval(-60), until: nil))
+        try await herald.store.upsertFocusMode(work, userID: userID)
+        try await herald.userStateChanged(userID)
+        #expect(try await Self.register(herald, ["executable": Self.exampleExtension]).0 == 200)
+        let client = try herald.apnsClient()
+
+        let message = try await Self.push(
+            herald,
+            #"""
+            {"aps":{"alert":{"body":"On my way"},"mutable-content":1},"type":"message",
+             "sender":{"handle":"Ana@Example.com","name":"Ana","avatar":"https://example.com/ana.png"},
+             "group":"Lunch crew","conversation":"lunch-1"}
+            """#, client: client)
+        let plain = try await Self.push(herald, #"{"aps":{"alert":{"title":"Sale","body":"50% off"}}}"#, client: client)
+        let row = try await Self.delivered(herald, message)
+        #expect(row.disposition == .alerted)
+        #expect(row.decision?.decision.reasons.contains(.focusAllowedPerson) == true)
+        #expect(row.decision?.display == NotificationDisplay(title: "Ana", subtitle: "Lunch crew", body: "On my way"))
+        #expect(row.decision?.context.sender?.name == "Ana")
+        let communication = json(try JSONParser.parse(Array(row.payload.utf8)), "communication")
+        #expect(json(communication, "sender", "avatar") == .string("https://example.com/ana.png"))
+        #expect(
+            try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: plain)).disposition
+                == .heldForFocus)
+
+        // The extension donated the incoming interaction, as the app on the device.
+        var donations: [InteractionRecord] = []
+        for _ in 0..<500 where donations.isEmpty {
+            donations = try await herald.store.interactions(userID: userID, bundleID: herald.demo.topic)
+            if donations.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(donations.map(\.direction) == [.incoming] && donations.map(\.kind) == [.message])
+        try await client.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("what goes wrong shows the push as sent: a crash, a hang past its time, too much memory")
+    func failures() async throws {
+        let herald = try await PolicyHerald.start()
+        #expect(
+            try await Self.register(
+                herald, ["executable": Self.exampleExtension, "timeout_seconds": 1, "memory_limit_mb": 64]
+            ).0 == 200)
+        let client = try herald.apnsClient()
+        func push(_ type: String) async throws -> StoredNotification {
+            let id = try await Self.push(
+                herald, #"{"aps":{"alert":{"title":"As sent"},"mutable-content":1},"test":"\#(type)"}"#,
+                client: client)
+            return try await Self.delivered(herald, id)
+        }
+        let crashed = try await push("crash")
+        #expect(json(Self.alert(crashed), "title") == .string("As sent"))
+        #expect(crashed.decision?.context.serviceExtension?.outcome == .failed)
+        #expect(crashed.decision?.context.serviceExtension?.error?.contains("signal") == true)
+
+        let hung = try await push("hang")
+        #expect(json(Self.alert(hung), "title") == .string("As sent"))
+        let hangRef = try #require(hung.decision?.context.serviceExtension)
+        #expect(hangRef.outcome == .timedOut && hangRef.durationMilliseconds >= 3000)
+
+        let greedy = try await push("memory")
+        #expect(json(Self.alert(greedy), "title") == .string("As sent"))
+        #expect(greedy.decision?.context.serviceExtension?.outcome == .failed)
+        #expect(greedy.decision?.context.serviceExtension?.error?.contains("over its limit of 64 MiB") == true)
+
+        // And the extension still works for the next push (a new process).
+        let fine = try await push("fine")
+        #expect(json(Self.alert(fine), "title") == .string("As sent [modified]"))
+        try await client.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("many pushes at once: at most `processes` extension processes run, and every push is delivered")
+    func boundedPool() async throws {
+        let herald = try await PolicyHerald.start()
+        #expect(try await Self.register(herald, ["executable": Self.exampleExtension, "processes": 2]).0 == 200)
+        let client = try herald.apnsClient()
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    try await Self.push(
+                        herald, #"{"aps":{"alert":{"title":"n\#(index)"},"mutable-content":1}}"#, client: client)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for id in ids {
+            let row = try await Self.delivered(herald, id)
+            #expect(json(Self.alert(row), "title")?.stringValue?.hasSuffix(" [modified]") == true)
+        }
+        let processes = await herald.application.extensions.processes(bundleID: herald.demo.topic)
+        #expect(processes.started <= 2 && processes.running <= 2)
+        try await client.shutdown()
+        try await herald.stop()
+    }
+
+    @Test("durable first: a push accepted before a stop runs through the extension at the next start")
+    func recovery() async throws {
+        var herald = try await PolicyHerald.start()
+        #expect(try await Self.register(herald, ["executable": Self.exampleExtension]).0 == 200)
+        let demo = herald.demo
+        try await herald.stop(removingData: false)
+        // As if Herald stopped between the 200 and the extension's answer: the job is all there is.
+        let store = try SQLiteStore(path: herald.directory.appendingPathComponent("herald.sqlite").path)
+        let job = ExtensionJobRecord(
+            id: "9f0c1f7e-0000-4000-8000-000000000001", deviceID: demo.deviceID, bundleID: demo.topic,
+            token: demo.deviceToken, topic: demo.topic, pushType: "alert", priority: 10, expiration: nil,
+            collapseID: nil, payload: #"{"aps":{"alert":{"title":"Kept"},"mutable-content":1}}"#,
+            receivedAt: Date())
+        try await store.addExtensionJob(job)
+        try await store.close()
+
+        herald = try await PolicyHerald.start(directory: herald.directory)
+        let row = try await Self.delivered(herald, job.id)
+        #expect(json(Self.alert(row), "title") == .string("Kept [modified]"))
+        for _ in 0..<100 where try await !herald.store.extensionJobs(limit: 10).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await herald.store.extensionJobs(limit: 10).isEmpty)
+        try await herald.stop()
+    }
+
+    @Test("a webhook extension: Herald POSTs the push and shows the payload it answers")
+    func webhook() async throws {
+        let peer = try await Peer()
+        let herald = try await PolicyHerald.start()
+        let (status, registered) = try await Self.register(
+            herald, ["url": "http://127.0.0.1:\(peer.port)/extension", "timeout_seconds": 5])
+        #expect(status == 200 && registered["kind"] as? String == "webhook")
+        let client = try herald.apnsClient()
+        let id = try await Self.push(
+            herald, #"{"aps":{"alert":{"title":"Original"},"mutable-content":1},"order":7}"#, client: client)
+        let row = try await Self.delivered(herald, id)
+        #expect(Self.alert(row) == .object(["title": .string("From the webhook"), "body": .string("Changed")]))
+        #expect(row.decision?.context.serviceExtension?.outcome == .modified)
+        let sent = try #require(peer.hooks.bodies.withLock { $0.first })
+        let body = try JSONParser.parse(Array(sent.utf8))
+        #expect(json(body, "type") == .string("notification.service_extension"))
+        #expect(json(body, "payload", "order") == .number(7) && json(body, "id") == .string(id))
+        try await client.shutdown()
+        try await herald.stop()
+        await peer.stop()
+    }
+
+    @Test("registrations are checked: an absolute executable or an http(s) url, limits in range")
+    func validation() async throws {
+        let herald = try await PolicyHerald.start()
+        let refused: [([String: Any], String)] = [
+            ([:], "executable"),
+            (["executable": "herald-example-extension"], "absolute"),
+            (["executable": "/nonexistent/extension"], "not an executable"),
+            (["executable": Self.exampleExtension, "url": "https://example.com"], "choose one"),
+            (["url": "ftp://example.com/x"], "http"),
+            (["executable": Self.exampleExtension, "timeout_seconds": 0], "timeout_seconds"),
+            (["executable": Self.exampleExtension, "processes": 0], "processes"),
+            (["executable": Self.exampleExtension, "memory_limit_mb": 1.5], "memory_limit_mb"),
+            (["executable": Self.exampleExtension, "flavour": 1], "flavour"),
+        ]
+        for (body, words) in refused {
+            let (status, answer) = try await Self.register(herald, body)
+            let message = (answer["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(status == 400, "\(body)")
+            #expect(message.contains(words), "\(body): \(message)")
+        }
+        #expect(try await Self.admin(herald, "GET").0 == 404)
+        try await herald.stop()
+    }
+}
