@@ -112,4 +112,24 @@ extension HeraldAPIClient {
     private func webhookPath(_ bundleID: String) -> String {
         "/v1/admin/apps/\(Self.pathSegment(bundleID))/webhook"
     }
+
+    /// `PUT /v1/admin/apps/{bundle_id}/service-extension` with the registration's fields
+    /// (`executable` + `arguments`, or `url`; `timeout_seconds`, `memory_limit_mb`, `processes`).
+    public func setServiceExtension(bundleID: String, fields: [String: JSONValue]) async throws -> Data {
+        try await send("PUT", path: serviceExtensionPath(bundleID), body: .object(fields))
+    }
+
+    /// `GET /v1/admin/apps/{bundle_id}/service-extension`.
+    public func serviceExtension(bundleID: String) async throws -> Data {
+        try await send("GET", path: serviceExtensionPath(bundleID))
+    }
+
+    /// `DELETE /v1/admin/apps/{bundle_id}/service-extension`.
+    public func removeServiceExtension(bundleID: String) async throws {
+        _ = try await send("DELETE", path: serviceExtensionPath(bundleID))
+    }
+
+    private func serviceExtensionPath(_ bundleID: String) -> String {
+        "/v1/admin/apps/\(Self.pathSegment(bundleID))/service-extension"
+    }
 }
