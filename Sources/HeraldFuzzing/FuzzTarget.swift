@@ -34,6 +34,7 @@ public struct FuzzTarget: Sendable {
             ServerSentEventParserTarget.target,
             APIRequestBodyTarget.target,
             LocalTriggerTarget.target,
+            ExtensionAnswerTarget.target,
         ] + platformTargets
 
     #if os(Linux)

@@ -299,6 +299,10 @@ public protocol LocalNotificationStore: Sendable {
     func donateInteraction(_ interaction: InteractionRecord) async throws
     /// The app's donated interactions for the user, oldest donated first.
     func interactions(userID: String, bundleID: String) async throws -> [InteractionRecord]
+    /// The user's donated interactions of every app in one direction, the `limit` most recently
+    /// donated, newest first.
+    func interactions(userID: String, direction: InteractionRecord.Direction, limit: Int) async throws
+        -> [InteractionRecord]
     /// Deletes the app's interactions for the user: those with these identifiers, or in this group,
     /// or (both nil) all of them; returns how many.
     func deleteInteractions(userID: String, bundleID: String, identifiers: [String]?, groupIdentifier: String?)

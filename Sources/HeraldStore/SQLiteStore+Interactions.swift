@@ -43,6 +43,26 @@ extension SQLiteStore {
         }
     }
 
+    public func interactions(userID: String, direction: InteractionRecord.Direction, limit: Int) async throws
+        -> [InteractionRecord]
+    {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT bundle_id, device_id, identifier, group_identifier, kind, interaction, donated_at
+                    FROM interactions WHERE user_id = ? AND direction = ?
+                    ORDER BY donated_at DESC, position DESC LIMIT ?
+                    """, arguments: [userID, direction.rawValue, limit]
+            ).map { row in
+                InteractionRecord(
+                    userID: userID, bundleID: row[0], deviceID: row[1], identifier: row[2], groupIdentifier: row[3],
+                    direction: direction, kind: InteractionRecord.Kind(rawValue: row[4]) ?? .message, json: row[5],
+                    donatedAt: Date(storedMilliseconds: row[6]))
+            }
+        }
+    }
+
     public func deleteInteractions(
         userID: String, bundleID: String, identifiers: [String]?, groupIdentifier: String?
     ) async throws -> Int {

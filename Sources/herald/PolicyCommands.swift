@@ -65,7 +65,7 @@ struct Explain: AsyncParsableCommand {
 struct FocusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "focus", abstract: "The user's Focus modes.",
-        subcommands: [List.self, Status.self, On.self, Off.self]
+        subcommands: [List.self, Status.self, On.self, Off.self, Suggest.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -118,6 +118,25 @@ struct FocusCommand: AsyncParsableCommand {
         func validate() throws { try FocusCommand.validate(id: id) }
 
         func run() async throws { try await connection.perform { try await $0.focusOff(id: id) } }
+    }
+
+    struct Suggest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "People to allow in a Focus: those you messaged or called in your apps, most often first.")
+
+        @Argument(help: ArgumentHelp("The Focus id.", valueName: "id"))
+        var id: String
+
+        @Option(help: "At most this many (1-500, default 100).")
+        var limit: Int?
+
+        @OptionGroup var connection: UserConnection
+
+        func validate() throws { try FocusCommand.validate(id: id) }
+
+        func run() async throws {
+            try await connection.perform { try await $0.suggestedPeople(focusID: id, limit: limit) }
+        }
     }
 
     static func validate(id: String) throws {

@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import FoundationNetworking
     import HeraldCore
     import HeraldDelivery
     import HeraldEmbedded
@@ -216,6 +217,74 @@
             await #expect(throws: (any Error).self) {
                 try await center.add(UNNotificationRequest(identifier: "s1", content: sneaky, trigger: nil))
             }
+            try await herald.stop()
+        }
+
+        @Test("a Focus's suggested people are those the user messaged or called, never who reached them")
+        func suggestedPeople() async throws {
+            let herald = try await EmbeddedHerald.start()
+            _ = try await herald.makeCurrent()
+            func person(_ value: String, _ type: INPersonHandleType, _ name: String, me: Bool = false) -> INPerson {
+                INPerson(
+                    personHandle: INPersonHandle(value: value, type: type), nameComponents: nil, displayName: name,
+                    image: nil, contactIdentifier: nil, customIdentifier: nil, isMe: me)
+            }
+            let me = person("me@example.com", .emailAddress, "Me", me: true)
+            func message(to recipients: [INPerson], from sender: INPerson, _ direction: INInteractionDirection)
+                async throws
+            {
+                let interaction = INInteraction(
+                    intent: INSendMessageIntent(
+                        recipients: recipients, outgoingMessageType: .outgoingMessageText, content: "hi",
+                        speakableGroupName: nil, conversationIdentifier: nil, serviceName: nil, sender: sender,
+                        attachments: nil), response: nil)
+                interaction.direction = direction
+                try await interaction.donate()
+            }
+            // Ben twice (his number written two ways), Cara called once, a spam caller who called in.
+            try await message(to: [person("+1 555 010 0300", .phoneNumber, "Ben"), me], from: me, .outgoing)
+            try await message(to: [person("555-010-0300", .phoneNumber, "Ben")], from: me, .outgoing)
+            let call = INInteraction(
+                intent: INStartCallIntent(
+                    callRecordFilter: nil, callRecordToCallBack: nil, audioRoute: .unknown, destinationType: .normal,
+                    contacts: [person("cara@example.com", .emailAddress, "Cara")], callCapability: .audioCall),
+                response: nil)
+            call.direction = .outgoing
+            try await call.donate()
+            let spam = INInteraction(
+                intent: INStartCallIntent(
+                    callRecordFilter: nil, callRecordToCallBack: nil, audioRoute: .unknown, destinationType: .normal,
+                    contacts: [person("+1 900 555 0199", .phoneNumber, "Prize Desk")], callCapability: .audioCall),
+                response: nil)
+            spam.direction = .incoming
+            try await spam.donate()
+            try await message(to: [me], from: person("+1 900 555 0199", .phoneNumber, "Prize Desk"), .incoming)
+
+            func suggested(_ focus: String) async throws -> (Int, [[String: Any]]) {
+                var request = URLRequest(
+                    url: URL(string: "\(herald.runtime.apiURL)/v1/me/focus-modes/\(focus)/suggested-people")!)
+                request.setValue("Bearer \(herald.demo.userToken)", forHTTPHeaderField: "Authorization")
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                return ((response as? HTTPURLResponse)?.statusCode ?? 0, object?["people"] as? [[String: Any]] ?? [])
+            }
+            let (status, people) = try await suggested("work")
+            #expect(status == 200)
+            #expect(people.map { $0["display_name"] as? String } == ["Ben", "Cara"])
+            #expect(people.map { $0["interactions"] as? Int } == [2, 1])
+            #expect(people.first?["type"] as? String == "phone" && people.last?["type"] as? String == "email")
+            #expect(people.first?["bundle_ids"] as? [String] == [herald.demo.topic])
+
+            // Once Ben is allowed in the Work Focus, he is no longer suggested for it.
+            let store = herald.application.store
+            let userID = try #require(try await store.device(id: herald.demo.deviceID)?.userID)
+            try await store.upsertFocusMode(
+                FocusMode(
+                    id: "work", name: "Work", kind: .work,
+                    allowedPeople: [PersonHandle("+15550100300", kind: .phoneNumber)]), userID: userID)
+            #expect(try await suggested("work").1.map { $0["display_name"] as? String } == ["Cara"])
+            #expect(try await suggested("reading").1.count == 2)
+            #expect(try await suggested("nope").0 == 404)
             try await herald.stop()
         }
 

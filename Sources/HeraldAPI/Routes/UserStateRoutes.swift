@@ -28,6 +28,7 @@ struct UserStateRoutes: Sendable {
             APIRoute(.post, "/v1/me/focus-modes/{id}/on", focusOn),
             APIRoute(.post, "/v1/me/focus-modes/{id}/off", focusOff),
             APIRoute(.get, "/v1/me/focus", activeFocus),
+            APIRoute(.get, "/v1/me/focus-modes/{id}/suggested-people", suggestedPeople),
             APIRoute(.get, "/v1/me/summary", getSummary),
             APIRoute(.put, "/v1/me/summary", putSummary),
             APIRoute(.get, "/v1/me/summary/next", nextSummary),
@@ -193,6 +194,64 @@ struct UserStateRoutes: Sendable {
                 focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone),
                 timeZone: zone
             ))
+    }
+
+    /// The people to suggest for the Focus's allowed people: those the user messaged or called
+    /// (apps' outgoing donations only), not yet allowed or silenced in it, most reached first.
+    @Sendable func suggestedPeople(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let user = try await authenticator.requireUser(request)
+        let id = try focusID(context)
+        let limit = try DeviceRoutes.limit(request.uri.queryParameters.get("limit"))
+        guard let mode = try await focusState(userID: user.userID).modes.first(where: { $0.id == id }) else {
+            throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
+        }
+        let outgoing = try await store.interactions(
+            userID: user.userID, direction: .outgoing, limit: Self.suggestionHistory)
+        let suggestions = PeopleSuggestions.rank(
+            outgoing.map(Self.suggestionInput), excluding: Array(mode.allowedPeople) + Array(mode.silencedPeople),
+            limit: limit)
+        return JSONBody.response(
+            JSONValue.object([
+                "focus_id": .string(mode.id),
+                "people": .array(
+                    suggestions.map { suggestion in
+                        .object([
+                            "type": .string(PolicyNames.name(suggestion.handle.kind, in: PolicyNames.handleKind)),
+                            "value": .string(suggestion.handle.value),
+                            "display_name": .optional(suggestion.displayName),
+                            "bundle_ids": .strings(suggestion.bundleIDs),
+                            "interactions": .number(Double(suggestion.interactions)),
+                            "last_interaction_at": .string(Timestamp.string(suggestion.lastInteraction)),
+                        ])
+                    }),
+            ]))
+    }
+
+    /// How many of the user's latest outgoing interactions the suggestions read.
+    static let suggestionHistory = 5000
+
+    /// The people an outgoing interaction reached: a message's recipients, a call's contacts (the
+    /// user's own entries, `is_me`, and people without a handle left out).
+    static func suggestionInput(_ record: InteractionRecord) -> PeopleSuggestions.Interaction {
+        let intent = (try? JSONParser.parse(Array(record.json.utf8)))?.objectValue?["intent"]?.objectValue ?? [:]
+        let listed: [JSONValue]
+        if case .array(let items)? = intent[record.kind == .call ? "contacts" : "recipients"] {
+            listed = items
+        } else {
+            listed = []
+        }
+        let kinds: [String: PersonHandle.Kind] = [
+            "phone": .phoneNumber, "email": .emailAddress, "unknown": .appSpecific,
+        ]
+        let people = listed.compactMap { item -> PeopleSuggestions.Person? in
+            guard let person = item.objectValue, person["is_me"] != .bool(true),
+                let handle = person["handle"]?.stringValue, !handle.isEmpty,
+                let kind = kinds[person["handle_type"]?.stringValue ?? "unknown"]
+            else { return nil }
+            return PeopleSuggestions.Person(
+                handle: PersonHandle(handle, kind: kind), displayName: person["display_name"]?.stringValue)
+        }
+        return PeopleSuggestions.Interaction(people: people, bundleID: record.bundleID, date: record.donatedAt)
     }
 
     // MARK: Scheduled Summary

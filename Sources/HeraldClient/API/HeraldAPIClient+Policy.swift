@@ -30,6 +30,13 @@ extension HeraldAPIClient {
         )
     }
 
+    /// `GET /v1/me/focus-modes/{id}/suggested-people`: people the user messaged or called.
+    public func suggestedPeople(focusID: String, limit: Int? = nil) async throws -> Data {
+        try await send(
+            "GET", path: "/v1/me/focus-modes/\(Self.pathSegment(focusID))/suggested-people",
+            query: limit.map { [("limit", String($0))] } ?? [])
+    }
+
     /// `POST /v1/me/focus-modes/{id}/off`.
     public func focusOff(id: String) async throws -> Data {
         try await send("POST", path: "/v1/me/focus-modes/\(Self.pathSegment(id))/off")
