@@ -97,6 +97,7 @@ let package = Package(
             name: "HeraldAPI",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization", "HeraldDelivery", "HeraldTriggers",
+                "HeraldAttachments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -196,10 +197,14 @@ let package = Package(
         // CoreLocation); UserNotifications re-exports it, as Apple's does.
         .target(name: "CoreLocation", dependencies: ["HeraldTriggers"], swiftSettings: swiftSettings),
         .target(
-            name: "UserNotifications", dependencies: ["CoreLocation", "HeraldTriggers"], swiftSettings: swiftSettings),
+            name: "UserNotifications", dependencies: ["CoreLocation", "HeraldTriggers", "HeraldAttachments"],
+            swiftSettings: swiftSettings),
         // Triggers as both sides see them (Foundation only): UserNotifications encodes its triggers and
         // computes `nextTriggerDate()` with it, the server decodes and schedules with it.
         .target(name: "HeraldTriggers", swiftSettings: swiftSettings),
+        // The attachment types both sides check (UserNotifications when a file is attached, the
+        // server when it keeps one). Pure.
+        .target(name: "HeraldAttachments", swiftSettings: swiftSettings),
         .target(
             name: "HeraldEmbedded",
             dependencies: [

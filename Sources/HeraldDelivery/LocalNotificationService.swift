@@ -72,8 +72,9 @@ public final class LocalNotificationService: Service, ClockFollowing {
         guard status != .denied, status != .notDetermined else { throw Refusal.notificationsNotAllowed(status) }
         let now = engine.clock.now
         guard let trigger else {
-            let row = try await decided(
+            var row = try await decided(
                 deviceID: deviceID, bundleID: bundleID, identifier: identifier, payload: payload, trigger: nil, at: now)
+            row.attachments = NotificationAttachment.inContent(content)
             let changes = try await store.deliverLocal([
                 LocalDelivery(
                     identifier: identifier, notification: row, firedRevision: nil, nextFireAt: nil, trigger: nil)
@@ -110,9 +111,10 @@ public final class LocalNotificationService: Service, ClockFollowing {
             guard case .location(let region, let repeats)? = try? LocalTrigger(jsonText: request.trigger),
                 region.crossing(from: before, to: after) != nil
             else { continue }
-            let row = try await decided(
+            var row = try await decided(
                 deviceID: deviceID, bundleID: request.bundleID, identifier: request.identifier,
                 payload: request.payload, trigger: request.trigger, at: now)
+            row.attachments = NotificationAttachment.inContent(request.content)
             deliveries.append(
                 LocalDelivery(
                     identifier: request.identifier, notification: row, firedRevision: request.revision,
@@ -211,9 +213,10 @@ public final class LocalNotificationService: Service, ClockFollowing {
                 // A trigger this version cannot read fires this once and is removed.
                 let next = (try? LocalTrigger(jsonText: request.trigger))?.nextFireDate(
                     afterFiringAt: scheduled, now: now, calendar: calendar)
-                let row = try await decided(
+                var row = try await decided(
                     deviceID: request.deviceID, bundleID: request.bundleID, identifier: request.identifier,
                     payload: request.payload, trigger: request.trigger, at: now)
+                row.attachments = NotificationAttachment.inContent(request.content)
                 deliveries.append(
                     LocalDelivery(
                         identifier: request.identifier, notification: row, firedRevision: request.revision,

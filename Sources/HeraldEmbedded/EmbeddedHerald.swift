@@ -47,8 +47,10 @@
         ///   - manualClock: the time to start a manual clock at (time then moves only by `advanceClock`);
         ///     nil: the wall clock.
         ///   - logLevel: the server's log level (its log goes to standard error).
+        ///   - attachmentQuota: the bytes each app's attachments may take (1 GiB by default).
         public static func start(
-            dataDirectory: URL? = nil, manualClock: Date? = nil, logLevel: Logger.Level = .warning
+            dataDirectory: URL? = nil, manualClock: Date? = nil, logLevel: Logger.Level = .warning,
+            attachmentQuota: Int = 1 << 30
         ) async throws -> EmbeddedHerald {
             let directory =
                 dataDirectory
@@ -58,6 +60,7 @@
             configuration.apiPort = 0
             configuration.apnsPort = 0
             configuration.apnsTLSPort = nil
+            configuration.attachmentQuota = attachmentQuota
             var logger = Logger(label: "herald.embedded")
             logger.logLevel = logLevel
             let application: HeraldApplication

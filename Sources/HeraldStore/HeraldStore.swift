@@ -18,19 +18,20 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Herald's storage, as one protocol made of eight: the registry (`RegistryStore`), the devices'
+/// Herald's storage, as one protocol made of nine: the registry (`RegistryStore`), the devices'
 /// notification lists with their change feed and badges (`NotificationListStore`), decisions
 /// (`DecisionStore`), the user-side state of the delivery policy (`UserStateStore`), Scheduled
 /// Summary deliveries (`SummaryStore`), and the apps' categories and localization files
 /// (`AppResourceStore`), apps' local notifications (`LocalNotificationStore`), and apps' service
-/// extensions with the pushes waiting for them (`ServiceExtensionStore`). None of them has a default implementation: a store that misses a
+/// extensions with the pushes waiting for them (`ServiceExtensionStore`), and the attachments they show
+/// (`AttachmentStore`). None of them has a default implementation: a store that misses a
 /// requirement does not compile. A part of Herald that needs only one of them takes only that one.
 ///
 /// Implementations: `SQLiteStore` (GRDB, WAL) is the embedded default. Nothing here is
 /// SQLite-specific; every store must pass the contract suite of `Tests/HeraldStoreTests` (add the
 /// engine to `StoreEngine` there).
 public protocol HeraldStore: RegistryStore, NotificationListStore, DecisionStore, UserStateStore, SummaryStore,
-    AppResourceStore, LocalNotificationStore, ServiceExtensionStore
+    AppResourceStore, LocalNotificationStore, ServiceExtensionStore, AttachmentStore
 {
     /// Work the store does in the background while the server runs (SQLite: checkpoints of its
     /// write-ahead log); the application runs them in its ServiceGroup. Empty when there is none.
@@ -340,4 +341,24 @@ public protocol ServiceExtensionStore: Sendable {
     func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord]
     /// The push is in the device's list: forget it.
     func removeExtensionJob(id: String) async throws
+}
+
+/// The files notifications show: kept per app within a quota, linked to the notifications and
+/// pending requests that show them, freed (by the caller, file first) when nothing does.
+public protocol AttachmentStore: Sendable {
+    /// Keeps an attachment's record; `conflict` when the app's attachments would then take more than
+    /// `quota` bytes, `notFound` for an unknown app or device. The caller has written its file.
+    func addAttachment(_ record: AttachmentRecord, quota: Int) async throws
+    /// The attachments with these ids (unknown ids left out).
+    func attachments(ids: [String]) async throws -> [AttachmentRecord]
+    /// Marks attachments as shown by something (a notification, a pending request): from then on
+    /// they are freed as soon as nothing shows them.
+    func linkAttachments(ids: [String], at date: Date) async throws
+    /// Attachments nothing shows — no live notification of their device, no pending request of
+    /// their app — that were linked once, or were given before `unlinkedBefore` and never linked.
+    func unusedAttachments(unlinkedBefore: Date, limit: Int) async throws -> [AttachmentRecord]
+    /// Forgets the records (their files are gone).
+    func removeAttachments(ids: [String]) async throws
+    /// The bytes the app's attachments take.
+    func attachmentBytes(bundleID: String) async throws -> Int
 }

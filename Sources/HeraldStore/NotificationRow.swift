@@ -13,8 +13,12 @@ enum NotificationRow {
     /// The selected columns, in the order `decode(_:)` reads them.
     static let columns = """
         seq, id, device_id, bundle_id, topic, push_type, priority, collapse_id, expiration, payload, \
-        received_at, delivered_at, read_at, dismissed_at, removed_at, disposition, decision, released_at
+        received_at, delivered_at, read_at, dismissed_at, removed_at, disposition, decision, released_at, \
+        attachments
         """
+
+    /// How many columns `columns` selects.
+    static let columnCount = 19
 
     /// The most rows one `upsertSQL(rows:)` statement inserts.
     static let maximumRowsPerUpsert = 32
@@ -26,7 +30,8 @@ enum NotificationRow {
     /// statement's own cost (GRDB's and the VDBE's per execution) was a fifth of the writer's time
     /// per row.
     static func upsertSQL(rows: Int) -> String {
-        let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?)", count: rows)
+        let values = Array(
+            repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?)", count: rows)
         return """
             INSERT INTO notifications (\(columns), thread_key)
             VALUES \(values.joined(separator: ", "))
@@ -38,7 +43,8 @@ enum NotificationRow {
                 payload = excluded.payload, received_at = excluded.received_at,
                 delivered_at = excluded.delivered_at,
                 read_at = NULL, dismissed_at = NULL, removed_at = NULL,
-                disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at
+                disposition = excluded.disposition, decision = excluded.decision, released_at = excluded.released_at,
+                attachments = excluded.attachments
             """
     }
 
@@ -65,6 +71,7 @@ enum NotificationRow {
         values.append(notification.disposition?.rawValue)
         values.append(notification.decisionJSON)
         values.append(notification.releasedAt?.storedMilliseconds)
+        values.append(NotificationAttachment.json(notification.attachments))
         values.append(thread)
     }
 
@@ -120,14 +127,19 @@ enum NotificationRow {
             removedAt: try date(row, 14),
             releasedAt: try date(row, 17)
         )
+        if let text: String = try row.decode(atIndex: 18) {
+            notification.attachments = NotificationAttachment.decoded(from: text)
+        }
         // The disposition column (15) is the decision's, kept for the held and summary indexes.
         if let text: String = try row.decode(atIndex: 16) {
             notification.setDecision(DecisionRecord.decoded(from: text), json: text)
         }
         // A covering Scheduled Summary release, when the query joined one (`SummaryOverlay.columns`).
-        if row.count > 18, let slot: Int64 = try row.decode(atIndex: 18), let decision = notification.decision {
-            let releasedAt: Int64 = try row.decode(atIndex: 19)
-            let featured: Bool = try row.decode(atIndex: 20)
+        let overlay = columnCount
+        if row.count > overlay, let slot: Int64 = try row.decode(atIndex: overlay), let decision = notification.decision
+        {
+            let releasedAt: Int64 = try row.decode(atIndex: overlay + 1)
+            let featured: Bool = try row.decode(atIndex: overlay + 2)
             notification.setDecision(
                 decision.releasedBySummary(slotMilliseconds: slot, isFeatured: featured), json: nil)
             notification.releasedAt = Date(storedMilliseconds: releasedAt)

@@ -230,10 +230,12 @@ extension SQLiteStore {
             var records: [AppNotificationRecord] = []
             while let row = try rows.next() {
                 let notification = try NotificationRow.decode(row)
-                let identifier: String? = row[21]
+                // After the row's columns and the summary overlay's: the local delivery's identifier and trigger.
+                let identifier: String? = row[SummaryOverlay.columnCount]
                 records.append(
                     AppNotificationRecord(
-                        identifier: identifier ?? notification.id, isLocal: identifier != nil, trigger: row[22],
+                        identifier: identifier ?? notification.id, isLocal: identifier != nil,
+                        trigger: row[SummaryOverlay.columnCount + 1],
                         notification: notification))
             }
             return records

@@ -36,3 +36,29 @@ extension Schema {
                 """)
     }
 }
+
+extension Schema {
+    /// Attachments (`UNNotificationAttachment`): the files apps and their extensions gave
+    /// (`attachments`: who gave it, its sniffed type and size; the file is the data directory's
+    /// `attachments/<id>`), and the notifications that show them (`notifications.attachments`, JSON;
+    /// the partial index finds a device's notifications with attachments for the sweeper).
+    static func createAttachments(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE attachments (
+                    id          TEXT    NOT NULL PRIMARY KEY,
+                    bundle_id   TEXT    NOT NULL REFERENCES apps (bundle_id),
+                    device_id   TEXT    NOT NULL REFERENCES devices (device_id),
+                    identifier  TEXT    NOT NULL,
+                    type        TEXT    NOT NULL,
+                    size        INTEGER NOT NULL CHECK (size >= 0),
+                    created_at  INTEGER NOT NULL,
+                    linked_at   INTEGER
+                ) STRICT;
+                CREATE INDEX attachments_app ON attachments (bundle_id);
+                CREATE INDEX attachments_created ON attachments (created_at);
+                ALTER TABLE notifications ADD COLUMN attachments TEXT;
+                CREATE INDEX notifications_with_attachments ON notifications (device_id) WHERE attachments IS NOT NULL;
+                """)
+    }
+}

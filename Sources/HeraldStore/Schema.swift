@@ -25,6 +25,7 @@ enum Schema {
         migrator.registerMigration("v14-app-webhooks", migrate: createAppWebhooks)
         migrator.registerMigration("v15-interactions", migrate: createInteractions)
         migrator.registerMigration("v16-service-extensions", migrate: createServiceExtensions)
+        migrator.registerMigration("v17-attachments", migrate: createAttachments)
         return migrator
     }
 

@@ -71,6 +71,9 @@ public struct StoredNotification: Hashable, Sendable {
         self.releasedAt = releasedAt
     }
 
+    /// The media shown with it (a local notification's or a service extension's), in order.
+    public var attachments: [NotificationAttachment] = []
+
     /// The decision's disposition; nil until the notification is decided.
     public var disposition: Disposition? { decisionBox?.value.decision.disposition }
 

@@ -38,6 +38,9 @@ enum SummaryOverlay {
             CASE WHEN r.rowid IS NULL THEN NULL WHEN n.id IN (SELECT value FROM json_each(r.featured)) THEN 1 ELSE 0 END
             """
 
+    /// How many columns `columns` selects (a query's own columns follow them).
+    static let columnCount = NotificationRow.columnCount + 3
+
     /// Selects `columns` from `notifications AS n` with the release joined; append a WHERE clause.
     static let select = "SELECT \(columns) FROM notifications n \(join)"
 }

@@ -92,14 +92,56 @@
             return .success(data)
         }
 
+        /// Moves an attachment's file into Herald's attachment store (`POST /v1/app/attachments`, the
+        /// bytes as the body): the server sniffs and checks it and answers its id. Throws Apple's
+        /// `UNError` attachment codes for what it refuses.
+        package func upload(_ attachment: UNNotificationAttachment) async throws -> [String: Any] {
+            let data: Data
+            do {
+                data = try Data(contentsOf: attachment.url)
+            } catch {
+                throw UNError(.attachmentInvalidURL, reason: "Attachment file cannot be read: \(attachment.url.path)")
+            }
+            var headers = ["X-Herald-Attachment-Identifier": attachment.identifier]
+            headers["X-Herald-Attachment-Type"] = attachment.type
+            let answer = try await send(
+                "POST", "v1/app/attachments", bodyData: data, contentType: "application/octet-stream", headers: headers)
+            guard let stored = answer["attachment"] as? [String: Any] else {
+                throw UNError(.attachmentMoveIntoDataStoreFailed, reason: "Herald did not keep the attachment.")
+            }
+            return stored
+        }
+
+        /// The content's JSON with its attachments moved into Herald's store first (each named by the
+        /// id the store gave it).
+        package func contentJSON(_ content: UNNotificationContent) async throws -> [String: Any] {
+            var json = try HeraldWireFormat.json(content)
+            guard !content.attachments.isEmpty else { return json }
+            var attachments: [[String: Any]] = []
+            for attachment in content.attachments {
+                let stored = try await upload(attachment)
+                attachments.append([
+                    "identifier": attachment.identifier, "attachment_id": stored["id"] as? String ?? "",
+                    "thumbnail_hidden": (attachment.options[UNNotificationAttachmentOptionsThumbnailHiddenKey] as? Bool)
+                        ?? false,
+                ])
+            }
+            json["attachments"] = attachments
+            return json
+        }
+
         @discardableResult
-        func send(_ method: String, _ path: String, bodyData: Data?) async throws -> [String: Any] {
+        func send(
+            _ method: String, _ path: String, bodyData: Data?, contentType: String = "application/json",
+            headers: [String: String] = [:]
+        ) async throws -> [String: Any] {
             var request = URLRequest(url: serverURL.appendingPathComponent(path))
             request.httpMethod = method
             request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             if let bodyData {
                 request.httpBody = bodyData
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             }
             let data: Data
             let response: URLResponse
@@ -120,6 +162,12 @@
                 case "notifications_not_allowed": throw UNError(.notificationsNotAllowed, reason: message)
                 case "notification_invalid_no_content": throw UNError(.notificationInvalidNoContent, reason: message)
                 case "badge_input_invalid": throw UNError(.badgeInputInvalid, reason: message)
+                case "attachment_unrecognized_type": throw UNError(.attachmentUnrecognizedType, reason: message)
+                case "attachment_invalid_file_size": throw UNError(.attachmentInvalidFileSize, reason: message)
+                case "attachment_corrupt": throw UNError(.attachmentCorrupt, reason: message)
+                case "attachment_not_in_data_store": throw UNError(.attachmentNotInDataStore, reason: message)
+                case "attachment_move_into_data_store_failed":
+                    throw UNError(.attachmentMoveIntoDataStoreFailed, reason: message)
                 default: throw UNUserNotificationCenter.HeraldError(status: status, code: code, message: message)
                 }
             }

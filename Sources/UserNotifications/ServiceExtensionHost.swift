@@ -40,6 +40,8 @@
         private let make: () -> UNNotificationServiceExtension
         private let state = Mutex<[String: Running]>([:])
         private let centers = Mutex<[String: UNUserNotificationCenter]>([:])
+        /// The app's connection of each request (its attachments are uploaded through it).
+        private let connections = Mutex<[String: HeraldConnection]>([:])
         private let output: FileHandle
         private let outputLock = NSLock()
         private let queue = DispatchQueue(label: "herald.service-extension", attributes: .concurrent)
@@ -94,6 +96,7 @@
                     return center
                 }
                 UNUserNotificationCenter.setCurrent(center)
+                connections.withLock { $0[id] = center.connection }
             }
             let running = Running(instance: make(), original: request.content)
             state.withLock { $0[id] = running }
@@ -105,20 +108,35 @@
         /// The content handler: the first call for a request answers it; later calls change nothing.
         private func answer(id: String, _ content: UNNotificationContent) {
             guard let running = state.withLock({ $0.removeValue(forKey: id) }) else { return }
-            var message: [String: Any] = ["id": id]
-            do {
-                message["content"] = try Self.json(content)
-                message["original"] = try Self.json(running.original)
-                message["type"] = "content"
-            } catch let error as UNUserNotificationCenter.HeraldError {
-                message["type"] = "error"
-                message["message"] = error.message
-            } catch {
-                message["type"] = "error"
-                message["message"] = "\(error)"
+            let connection = connections.withLock { $0.removeValue(forKey: id) }
+            nonisolated(unsafe) let content = content
+            // Attachments go to Herald's store first (through the app's connection), then the answer.
+            Task { [self] in
+                var message: [String: Any] = ["id": id]
+                do {
+                    var json = try Self.json(content)
+                    if !content.attachments.isEmpty {
+                        guard let connection else {
+                            throw UNError(.attachmentMoveIntoDataStoreFailed, reason: "Herald gave no connection.")
+                        }
+                        json["attachments"] = try await connection.contentJSON(content)["attachments"]
+                    }
+                    message["content"] = json
+                    message["original"] = try Self.json(running.original)
+                    message["type"] = "content"
+                } catch let error as UNUserNotificationCenter.HeraldError {
+                    message["type"] = "error"
+                    message["message"] = error.message
+                } catch let error as UNError {
+                    message["type"] = "error"
+                    message["message"] = error.localizedReason
+                } catch {
+                    message["type"] = "error"
+                    message["message"] = "\(error)"
+                }
+                guard let data = try? JSONSerialization.data(withJSONObject: message) else { return }
+                send(data)
             }
-            guard let data = try? JSONSerialization.data(withJSONObject: message) else { return }
-            send(data)
         }
 
         /// Content as Herald takes it back: a push's userInfo is its whole payload, so the keys Herald

@@ -6,6 +6,7 @@
 // store happens when a request is added (the wiring slice), as on Apple's platforms.
 #if os(Linux)
     import Foundation
+    import HeraldAttachments
 
     /// The value is a UTI string that names the file's type instead of its extension.
     public let UNNotificationAttachmentOptionsTypeHintKey = "UNNotificationAttachmentOptionsTypeHintKey"
@@ -17,86 +18,8 @@
     /// The value is a time in seconds (or a CMTime dictionary): the movie frame used as the thumbnail.
     public let UNNotificationAttachmentOptionsThumbnailTimeKey = "UNNotificationAttachmentOptionsThumbnailTimeKey"
 
-    /// The media types Apple accepts, with their UTIs, extensions, size limits and leading bytes.
-    package enum UNAttachmentMediaType: CaseIterable, Sendable {
-        case aiff, wav, mp3, m4a
-        case jpeg, gif, png
-        case mpeg, mpeg2, mpeg4, avi
-
-        package var uti: String {
-            switch self {
-            case .aiff: "public.aiff-audio"
-            case .wav: "com.microsoft.waveform-audio"
-            case .mp3: "public.mp3"
-            case .m4a: "public.mpeg-4-audio"
-            case .jpeg: "public.jpeg"
-            case .gif: "com.compuserve.gif"
-            case .png: "public.png"
-            case .mpeg: "public.mpeg"
-            case .mpeg2: "public.mpeg-2-video"
-            case .mpeg4: "public.mpeg-4"
-            case .avi: "public.avi"
-            }
-        }
-
-        var extensions: [String] {
-            switch self {
-            case .aiff: ["aiff", "aif", "aifc"]
-            case .wav: ["wav", "wave"]
-            case .mp3: ["mp3"]
-            case .m4a: ["m4a"]
-            case .jpeg: ["jpg", "jpeg", "jpe"]
-            case .gif: ["gif"]
-            case .png: ["png"]
-            case .mpeg: ["mpg", "mpeg"]
-            case .mpeg2: ["m2v", "mp2", "ts", "m2ts"]
-            case .mpeg4: ["mp4", "m4v"]
-            case .avi: ["avi"]
-            }
-        }
-
-        /// Apple's limits: audio 5 MB, images 10 MB, movies 50 MB.
-        package var maximumSize: Int {
-            switch self {
-            case .aiff, .wav, .mp3, .m4a: 5_000_000
-            case .jpeg, .gif, .png: 10_000_000
-            case .mpeg, .mpeg2, .mpeg4, .avi: 50_000_000
-            }
-        }
-
-        static func from(uti: String) -> UNAttachmentMediaType? {
-            allCases.first { $0.uti == uti }
-        }
-
-        static func from(pathExtension: String) -> UNAttachmentMediaType? {
-            let lowered = pathExtension.lowercased()
-            return allCases.first { $0.extensions.contains(lowered) }
-        }
-
-        /// Whether the file's first bytes are this format's signature.
-        func matchesSignature(_ head: [UInt8]) -> Bool {
-            func at(_ offset: Int, _ ascii: String) -> Bool {
-                let bytes = Array(ascii.utf8)
-                return head.count >= offset + bytes.count && Array(head[offset..<offset + bytes.count]) == bytes
-            }
-            switch self {
-            case .aiff: return at(0, "FORM") && (at(8, "AIFF") || at(8, "AIFC"))
-            case .wav: return at(0, "RIFF") && at(8, "WAVE")
-            case .avi: return at(0, "RIFF") && at(8, "AVI ")
-            case .mp3:
-                // An ID3 tag, or an MPEG audio frame sync (11 set bits).
-                return at(0, "ID3") || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0)
-            case .m4a, .mpeg4: return at(4, "ftyp") || at(4, "moov") || at(4, "mdat") || at(4, "wide")
-            case .jpeg: return head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF
-            case .gif: return at(0, "GIF87a") || at(0, "GIF89a")
-            case .png: return head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-            case .mpeg, .mpeg2:
-                // A program stream pack header, a video sequence header, or a transport stream sync byte.
-                return head.starts(with: [0x00, 0x00, 0x01, 0xBA]) || head.starts(with: [0x00, 0x00, 0x01, 0xB3])
-                    || (head.first == 0x47 && (head.count < 189 || head[188] == 0x47))
-            }
-        }
-    }
+    /// The media types Apple accepts (HeraldAttachments, shared with the server's sniffing).
+    package typealias UNAttachmentMediaType = AttachmentMediaType
 
     open class UNNotificationAttachment: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
         open var identifier: String { storedIdentifier }

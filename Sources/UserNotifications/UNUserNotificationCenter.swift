@@ -70,7 +70,7 @@
     }
 
     open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
-        private let connection: HeraldConnection
+        package let connection: HeraldConnection
         private let delegateLock = NSLock()
         private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
 
@@ -271,7 +271,7 @@
 
         open func add(_ request: UNNotificationRequest) async throws {
             var body: [String: Any] = [
-                "identifier": request.identifier, "content": try HeraldWireFormat.json(request.content),
+                "identifier": request.identifier, "content": try await connection.contentJSON(request.content),
             ]
             body["trigger"] = try HeraldWireFormat.json(request.trigger) ?? NSNull()
             try await connection.send("POST", "v1/app/requests", body: body)

@@ -46,6 +46,11 @@ struct Serve: AsyncParsableCommand {
     )
     var willPresentTimeout: Double = 2
 
+    @Option(
+        name: .customLong("attachment-quota-mb"),
+        help: "MiB each app's notification attachments may take together (files under DATA/attachments).")
+    var attachmentQuotaMiB: Int = 1024
+
     @Flag(name: .customLong("no-demo"), help: "Don't create the demo setup on a fresh data directory.")
     var noDemo = false
 
@@ -75,6 +80,7 @@ struct Serve: AsyncParsableCommand {
         guard willPresentTimeout > 0, willPresentTimeout <= 60 else {
             throw ValidationError("--will-present-timeout must be more than 0 and at most 60.")
         }
+        guard attachmentQuotaMiB >= 0 else { throw ValidationError("--attachment-quota-mb must be 0 or more.") }
         guard deviceRateLimit >= 0 else { throw ValidationError("--device-rate-limit must be 0 or more.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
@@ -93,6 +99,7 @@ struct Serve: AsyncParsableCommand {
         configuration.createsDemo = !noDemo
         configuration.apiIdleTimeout = apiIdleTimeout
         configuration.willPresentTimeout = willPresentTimeout
+        configuration.attachmentQuota = attachmentQuotaMiB << 20
         let application: HeraldApplication
         switch clock {
         case .system:

@@ -288,6 +288,61 @@
             try await herald.stop()
         }
 
+        @Test(
+            "an app's attachment goes to Herald's store with its notification; the store's refusals are Apple's UNErrors"
+        )
+        func attachments() async throws {
+            let herald = try await EmbeddedHerald.start(attachmentQuota: 7000)
+            do {
+                try await attachments(herald)
+            } catch {
+                Issue.record(error)
+            }
+            try await herald.stop()
+        }
+
+        private func attachments(_ herald: EmbeddedHerald) async throws {
+            let center = try await herald.makeCurrent()
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).png")
+            try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 3, count: 3000)).write(
+                to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let content = UNMutableNotificationContent()
+            content.title = "Look"
+            content.attachments = [
+                try UNNotificationAttachment(
+                    identifier: "photo", url: file, options: [UNNotificationAttachmentOptionsThumbnailHiddenKey: true])
+            ]
+            // Triggered: the pending request keeps it; firing shows it.
+            try await center.add(
+                UNNotificationRequest(
+                    identifier: "later", content: content,
+                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+            try await center.add(UNNotificationRequest(identifier: "now", content: content, trigger: nil))
+            let store = herald.application.store
+            let row = try #require(
+                try await store.notification(
+                    deviceID: herald.demo.deviceID,
+                    id: LocalNotificationID.make(bundleID: herald.demo.topic, identifier: "now")))
+            #expect(row.attachments.map(\.identifier) == ["photo"])
+            #expect(row.attachments.map(\.type) == ["public.png"] && row.attachments.first?.thumbnailHidden == true)
+            #expect(row.attachments.first?.size == 3008)
+            // Both kept while shown or pending.
+            #expect(try await herald.application.attachments.sweep().isEmpty)
+
+            // The quota (7,000 bytes, 2 × 3,008 taken): Apple's "could not move into the data store".
+            let error = await #expect(throws: UNError.self) {
+                try await center.add(UNNotificationRequest(identifier: "third", content: content, trigger: nil))
+            }
+            #expect(error?.code == .attachmentMoveIntoDataStoreFailed)
+
+            // The pending request removed: its copy is freed; the delivered one stays.
+            center.removePendingNotificationRequests(withIdentifiers: ["later"])
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await herald.application.attachments.sweep().count == 1)
+            #expect(try await herald.application.attachments.sweep().isEmpty)
+        }
+
         @Test("the wall clock cannot be moved")
         func wallClock() async throws {
             let herald = try await EmbeddedHerald.start()

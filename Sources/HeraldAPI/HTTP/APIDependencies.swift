@@ -39,8 +39,13 @@ public struct APIDependencies: Sendable {
     /// Called after a response or an app's webhook was stored: the webhook deliverer (HeraldServer's
     /// `WebhookService`) looks for work at once.
     public var webhooksChanged: @Sendable () -> Void = {}
-    /// Called after an app's service extension was set or removed (the extensions service reloads).
-    public var serviceExtensionsChanged: @Sendable () -> Void = {}
+    /// Called after an app's service extension was set or removed: the extensions service reloads
+    /// them before the route answers (the next push sees the change).
+    public var serviceExtensionsChanged: @Sendable () async -> Void = {}
+    /// Where attachment files are kept (`<data>/attachments`); nil keeps none (uploads answer 503).
+    public var attachmentsDirectory: URL?
+    /// The bytes each app's attachments may take together (1 GiB by default).
+    public var attachmentQuota: Int = 1 << 30
     /// The apps' live connections (`GET /v1/app/stream`), the hub's.
     public var apps: AppConnections { hub.apps }
 

@@ -37,6 +37,7 @@ enum APIRoutes {
             + AppStreamRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + WebhookRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ServiceExtensionRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + AttachmentRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + InteractionRoutes(dependencies: dependencies, authenticator: authenticator).routes
     }
 }

@@ -42,8 +42,17 @@ struct AppRoutes: Sendable {
 
     @Sendable func addRequest(_ request: Request, context: APIRequestContext) async throws -> Response {
         let app = try await authenticator.requireAppCredential(request)
-        let body = try Self.addRequestBody(try await JSONFields.body(request, context: context))
+        var body = try Self.addRequestBody(try await JSONFields.body(request, context: context))
         let identifier = body.identifier
+        // The attachments it names must be ones the app uploaded on this device; the content keeps them
+        // as the store has them (the delivered notification shows them).
+        if let made = body.made, !made.attachments.isEmpty {
+            let attachments = try await AttachmentRoutes.resolve(
+                made.attachments, bundleID: app.bundleID, deviceID: app.deviceID, store: store)
+            body.contentText = String(
+                decoding: try JSONBody.encode(LocalContentJSON.resolved(made, attachments)), as: UTF8.self)
+            try await store.linkAttachments(ids: attachments.map(\.id), at: dependencies.now())
+        }
         let added: LocalNotificationService.Added
         do {
             added = try await mapStoreErrors {
@@ -89,6 +98,17 @@ struct AppRoutes: Sendable {
         var contentText: String
         var payloadText: String
         var trigger: LocalTrigger?
+        var made: LocalContentJSON.Made? = nil
+
+        static func == (lhs: Self, rhs: Self) -> Bool {
+            (lhs.identifier, lhs.contentText, lhs.payloadText, lhs.trigger)
+                == (rhs.identifier, rhs.contentText, rhs.payloadText, rhs.trigger)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(identifier)
+            hasher.combine(contentText)
+        }
     }
 
     /// Reads the body of `POST /v1/app/requests`; a 400 names the first field at fault.
@@ -103,7 +123,8 @@ struct AppRoutes: Sendable {
         let trigger = try Self.trigger(fields)
         return AddRequestBody(
             identifier: identifier, contentText: String(decoding: try JSONBody.encode(made.content), as: UTF8.self),
-            payloadText: String(decoding: try JSONBody.encode(made.payload), as: UTF8.self), trigger: trigger)
+            payloadText: String(decoding: try JSONBody.encode(made.payload), as: UTF8.self), trigger: trigger,
+            made: made)
     }
 
     /// The body's trigger: absent or null delivers at once.

@@ -39,6 +39,22 @@ struct NotificationJSON: Encodable, Hashable {
     private var decisionText: String?
     /// The payload's JSON text when it parsed (it passed validation when it was pushed).
     private var payloadText: String?
+    /// The files it shows, each with the URL that serves it to the device's owner.
+    var attachments: [AttachmentJSON] = []
+
+    struct AttachmentJSON: Encodable, Hashable {
+        var id: String
+        var identifier: String
+        var type: String
+        var size: Int
+        var thumbnailHidden: Bool
+        var url: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, identifier, type, size, url
+            case thumbnailHidden = "thumbnail_hidden"
+        }
+    }
 
     struct AlertJSON: Encodable, Hashable {
         var title: String?
@@ -70,6 +86,12 @@ struct NotificationJSON: Encodable, Hashable {
         dismissedAt = Timestamp.string(row.dismissedAt)
         disposition = row.disposition?.rawValue
         decisionText = row.decisionJSON
+        attachments = row.attachments.map { attachment in
+            AttachmentJSON(
+                id: attachment.id, identifier: attachment.identifier, type: attachment.type, size: attachment.size,
+                thumbnailHidden: attachment.thumbnailHidden,
+                url: "/v1/devices/\(row.deviceID)/notifications/\(row.id)/attachments/\(attachment.id)")
+        }
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
         // A row on its way from a push carries it parsed (no second parse on the stream).
         let parsed: NotificationPayload?
@@ -108,7 +130,7 @@ struct NotificationJSON: Encodable, Hashable {
         case threadID = "thread_id"
         case interruptionLevel = "interruption_level"
         case relevanceScore = "relevance_score"
-        case disposition, decision
+        case disposition, decision, attachments
     }
 
     /// Every key is written, absent values as `null`, so clients see one shape.
@@ -137,6 +159,7 @@ struct NotificationJSON: Encodable, Hashable {
         try container.encode(relevanceScore, forKey: .relevanceScore)
         try container.encode(disposition, forKey: .disposition)
         try container.encode(decision, forKey: .decision)
+        try container.encode(attachments, forKey: .attachments)
     }
 
     /// The same JSON as `encode(to:)`, written without `JSONEncoder`: the live streams write one
@@ -190,6 +213,25 @@ struct NotificationJSON: Encodable, Hashable {
         writer.literalKey("decision")
         // The store only keeps valid JSON there (a CHECK of the schema).
         if let decisionText { writer.raw(decisionText) } else { writer.null() }
+        writer.literalKey("attachments")
+        writer.beginArray()
+        for attachment in attachments {
+            writer.beginObject()
+            writer.literalKey("id")
+            writer.string(attachment.id)
+            writer.literalKey("identifier")
+            writer.string(attachment.identifier)
+            writer.literalKey("type")
+            writer.string(attachment.type)
+            writer.literalKey("size")
+            writer.integer(attachment.size)
+            writer.literalKey("thumbnail_hidden")
+            writer.bool(attachment.thumbnailHidden)
+            writer.literalKey("url")
+            writer.string(attachment.url)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.endObject()
     }
 

@@ -42,7 +42,7 @@ struct ServiceExtensionRoutes: Sendable {
         } catch let error as StoreError where error.kind == .notFound {
             throw APIError.notFound("app_not_found", "There is no app with this bundle id.")
         }
-        dependencies.serviceExtensionsChanged()
+        await dependencies.serviceExtensionsChanged()
         return JSONBody.response(Self.json(record))
     }
 
@@ -57,7 +57,7 @@ struct ServiceExtensionRoutes: Sendable {
     @Sendable func remove(_ request: Request, context: APIRequestContext) async throws -> Response {
         let bundleID = try context.parameters.require("bundle_id")
         guard try await store.removeServiceExtension(bundleID: bundleID) else { throw Self.notFound }
-        dependencies.serviceExtensionsChanged()
+        await dependencies.serviceExtensionsChanged()
         return Response(status: .noContent)
     }
 

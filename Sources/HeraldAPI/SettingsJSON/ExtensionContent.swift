@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPolicy
+import HeraldStore
 
 /// What a notification service extension's answer makes of a push: its content (the app API's
 /// `LocalContentJSON` shape, checked by the same rules) merged into the payload the provider sent.
@@ -16,6 +17,19 @@ public enum ExtensionContent {
     public struct Merged: Sendable {
         public var payload: JSONValue
         public var changed: Bool
+        /// The attachments the content names (uploaded by the extension as the app on the device).
+        var attachments: [LocalContentJSON.AttachmentReference] = []
+
+        /// Whether the content names attachments.
+        public var hasAttachments: Bool { !attachments.isEmpty }
+
+        /// The attachments the content names, as the store has them; `APIError`
+        /// `attachment_not_in_data_store` when one is not the app's on the device.
+        public func resolveAttachments(bundleID: String, deviceID: String, store: any HeraldStore) async throws
+            -> [NotificationAttachment]
+        {
+            try await AttachmentRoutes.resolve(attachments, bundleID: bundleID, deviceID: deviceID, store: store)
+        }
     }
 
     /// Why an answer could not be taken (the message of the field it broke, or of the shape).
@@ -85,8 +99,9 @@ public enum ExtensionContent {
             anything = true
             object[CommunicationContent.payloadKey] = madePayload[CommunicationContent.payloadKey]
         }
+        if changed("attachments") { anything = true }
         object["aps"] = .object(aps)
-        return Merged(payload: .object(object), changed: anything)
+        return Merged(payload: .object(object), changed: anything, attachments: made.attachments)
     }
 }
 

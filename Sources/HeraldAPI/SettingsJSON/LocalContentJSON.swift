@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HeraldCore
 import HeraldPolicy
+import HeraldStore
 
 /// The content of an app's local notification request (`UNNotificationContent`) as the app API
 /// takes it, in Apple's names (snake_case), and the APNs-shaped payload Herald stores and decides it
@@ -25,8 +26,18 @@ enum LocalContentJSON {
     static let fields: Set<String> = [
         "title", "subtitle", "body", "badge", "sound", "thread_identifier", "category_identifier",
         "target_content_identifier", "launch_image_name", "interruption_level", "relevance_score",
-        "summary_argument", "summary_argument_count", "filter_criteria", "user_info", "communication",
+        "summary_argument", "summary_argument_count", "filter_criteria", "user_info", "communication", "attachments",
     ]
+
+    /// The most attachments one content may show.
+    static let maximumAttachments = 10
+
+    /// An attachment the content names: one the app uploaded (`POST /v1/app/attachments`).
+    struct AttachmentReference: Hashable, Sendable {
+        var identifier: String
+        var attachmentID: String
+        var thumbnailHidden: Bool
+    }
 
     static let levels: KeyValuePairs<String, String> = [
         "passive": "passive", "active": "active", "time-sensitive": "time-sensitive",
@@ -37,6 +48,26 @@ enum LocalContentJSON {
     struct Made {
         var content: JSONValue
         var payload: JSONValue
+        /// The attachments named, in order (resolved against the store by the caller, which then
+        /// writes them into `content` as `resolved(_:)`).
+        var attachments: [AttachmentReference] = []
+    }
+
+    /// `made.content` with its attachments as the store has them (the shape `NotificationAttachment`
+    /// reads back: id, identifier, type, size, thumbnail_hidden).
+    static func resolved(_ made: Made, _ attachments: [NotificationAttachment]) -> JSONValue {
+        guard var content = made.content.objectValue else { return made.content }
+        content["attachments"] =
+            attachments.isEmpty
+            ? nil
+            : .array(
+                attachments.map {
+                    .object([
+                        "id": .string($0.id), "identifier": .string($0.identifier), "type": .string($0.type),
+                        "size": .number(Double($0.size)), "thumbnail_hidden": .bool($0.thumbnailHidden),
+                    ])
+                })
+        return .object(content)
     }
 
     static func make(_ fields: JSONFields) throws -> Made {
@@ -143,6 +174,23 @@ enum LocalContentJSON {
                 throw APIError(.badRequest, code: "invalid_field", message: message)
             }
         }
+        var references: [AttachmentReference] = []
+        if let items = try fields.array("attachments") {
+            guard items.count <= maximumAttachments else {
+                throw APIError.invalidField("attachments", "may hold at most \(maximumAttachments) attachments.")
+            }
+            for (index, item) in items.enumerated() {
+                let attachment = try JSONFields(item, path: fields.name("attachments[\(index)]"))
+                try attachment.allowOnly(["identifier", "attachment_id", "id", "type", "size", "thumbnail_hidden"])
+                guard let id = try attachment.string("attachment_id") ?? attachment.string("id") else {
+                    throw APIError.missingField(attachment.name("attachment_id"))
+                }
+                references.append(
+                    AttachmentReference(
+                        identifier: try attachment.string("identifier") ?? "", attachmentID: id,
+                        thumbnailHidden: try attachment.bool("thumbnail_hidden") ?? false))
+            }
+        }
         guard
             alert["title"] != nil || alert["subtitle"] != nil || alert["body"] != nil || aps["sound"] != nil
                 || aps["badge"] != nil
@@ -153,6 +201,6 @@ enum LocalContentJSON {
                 message: "The content has nothing to show: give a title, subtitle or body, a sound or a badge.")
         }
         payload["aps"] = .object(aps)
-        return Made(content: .object(content), payload: .object(payload))
+        return Made(content: .object(content), payload: .object(payload), attachments: references)
     }
 }

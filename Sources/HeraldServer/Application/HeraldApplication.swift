@@ -38,6 +38,8 @@ public final class HeraldApplication: Sendable {
     public let webhooks: WebhookService
     /// Runs apps' notification service extensions on their pushes.
     public let extensions: ServiceExtensionService
+    /// Frees attachments nothing shows.
+    public let attachments: AttachmentSweeper
     let writer: NotificationWriter
     let pushService: PushService
     let logger: Logger
@@ -119,6 +121,8 @@ public final class HeraldApplication: Sendable {
             logger: logger)
         let extensions = ServiceExtensionService(
             store: store, registry: registry, writer: writer, hub: hub, policy: policy.engine, now: now, logger: logger)
+        self.attachments = AttachmentSweeper(
+            store: store, directory: dataDirectory.attachmentsDirectory, now: wallClock, logger: logger)
         self.extensions = extensions
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
@@ -161,7 +165,9 @@ public final class HeraldApplication: Sendable {
         )
         dependencies.clockControl = timeControl
         dependencies.webhooksChanged = { [webhooks] in webhooks.changed() }
-        dependencies.serviceExtensionsChanged = { [extensions] in extensions.changed() }
+        dependencies.serviceExtensionsChanged = { [extensions] in await extensions.changed() }
+        dependencies.attachmentsDirectory = dataDirectory.attachmentsDirectory
+        dependencies.attachmentQuota = configuration.attachmentQuota
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
@@ -187,6 +193,7 @@ public final class HeraldApplication: Sendable {
                 services: store.backgroundServices.map { .init(service: $0) } + [
                     .init(service: writer),
                     .init(service: extensions),
+                    .init(service: attachments),
                     .init(service: webhooks),
                     .init(service: api),
                     .init(service: apns),

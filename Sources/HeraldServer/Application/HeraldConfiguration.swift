@@ -23,6 +23,8 @@ public struct HeraldConfiguration: Sendable {
     public var willPresentTimeout: Double = 2
     /// Seconds before the first retry of a failed webhook delivery (doubling each time, at most 15 minutes).
     public var webhookRetryBase: Double = 1
+    /// The bytes each app's notification attachments may take together.
+    public var attachmentQuota: Int = 1 << 30
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

@@ -36,6 +36,8 @@ public struct DataDirectory: Hashable, Sendable {
     public var keysDirectory: URL { root.appendingPathComponent("keys", isDirectory: true) }
     /// `demo.json`: the demo setup.
     public var demoURL: URL { root.appendingPathComponent("demo.json") }
+    /// The files of notification attachments, named by their ids.
+    public var attachmentsDirectory: URL { root.appendingPathComponent("attachments", isDirectory: true) }
     /// `runtime.json`: the URLs and pid of the running server.
     public var runtimeURL: URL { root.appendingPathComponent("runtime.json") }
 

@@ -99,8 +99,12 @@ public final class ServiceExtensionService: Service, Sendable {
     }
 
     /// The registrations changed (the admin API): read them again.
-    public func changed() {
-        Task { try? await reload() }
+    public func changed() async {
+        do {
+            try await reload()
+        } catch {
+            logger.error("Could not read the apps' service extensions", metadata: ["error": "\(error)"])
+        }
     }
 
     public func run() async throws {
@@ -211,14 +215,26 @@ public final class ServiceExtensionService: Service, Sendable {
         defer { _ = inFlight.withLock { $0.remove(job.id) } }
         let original = (try? JSONParser.parse(Array(job.payload.utf8))) ?? .object([:])
         var payload = original
-        let ref: DecisionRecord.ServiceExtensionRef
+        var ref: DecisionRecord.ServiceExtensionRef
+        var attachments: [NotificationAttachment] = []
         if let record = records.withLock({ $0[job.bundleID] }) {
             let request = ExtensionRequest(
                 id: job.id, identifier: job.id, deviceID: job.deviceID, payload: original,
                 receivedAt: job.receivedAt, apiURL: apiURL.withLock { $0 },
                 credential: await credential(deviceID: job.deviceID, bundleID: job.bundleID))
             let answer = await pool(for: record).run(request)
-            (payload, ref) = Self.outcome(answer, original: original, budget: record.timeoutMilliseconds)
+            let merged: ExtensionContent.Merged?
+            (payload, ref, merged) = Self.outcome(answer, original: original, budget: record.timeoutMilliseconds)
+            if let merged, merged.hasAttachments {
+                do {
+                    attachments = try await merged.resolveAttachments(
+                        bundleID: job.bundleID, deviceID: job.deviceID, store: store)
+                    try await store.linkAttachments(ids: attachments.map(\.id), at: now())
+                } catch {
+                    // The content is shown without them; the decision says why.
+                    ref.error = "its attachments were not kept: \(error)"
+                }
+            }
         } else {
             ref = DecisionRecord.ServiceExtensionRef(
                 outcome: .failed, durationMilliseconds: 0, budgetMilliseconds: 1,
@@ -229,12 +245,12 @@ public final class ServiceExtensionService: Service, Sendable {
                 "A service extension failed: the push is shown as sent",
                 metadata: ["bundle_id": "\(job.bundleID)", "error": "\(ref.error ?? "")"])
         }
-        await deliver(job, payload: payload, ref: ref)
+        await deliver(job, payload: payload, ref: ref, attachments: attachments)
     }
 
     /// The payload to show and what to record, from the extension's answer.
     static func outcome(_ answer: ExtensionAnswer, original: JSONValue, budget: Int) -> (
-        JSONValue, DecisionRecord.ServiceExtensionRef
+        JSONValue, DecisionRecord.ServiceExtensionRef, ExtensionContent.Merged?
     ) {
         func ref(_ outcome: DecisionRecord.ServiceExtensionRef.Outcome, _ error: String? = nil)
             -> DecisionRecord.ServiceExtensionRef
@@ -244,41 +260,46 @@ public final class ServiceExtensionService: Service, Sendable {
         }
         let shown: JSONValue
         let outcome: DecisionRecord.ServiceExtensionRef.Outcome
+        var merged: ExtensionContent.Merged?
         switch answer.result {
         case .content(let content, let before, let expired):
             do {
-                let merged = try ExtensionContent.merge(payload: original, before: before, after: content)
-                shown = merged.payload
-                outcome = expired ? .bestAttempt : (merged.changed ? .modified : .unchanged)
+                let result = try ExtensionContent.merge(payload: original, before: before, after: content)
+                shown = result.payload
+                merged = result
+                outcome = expired ? .bestAttempt : (result.changed ? .modified : .unchanged)
             } catch {
-                return (original, ref(.failed, "its content is not valid: \(error.description)"))
+                return (original, ref(.failed, "its content is not valid: \(error.description)"), nil)
             }
         case .payload(let payload):
             shown = payload
             outcome = payload == original ? .unchanged : .modified
         case .timedOut:
-            return (original, ref(.timedOut))
+            return (original, ref(.timedOut), nil)
         case .failed(let why):
-            return (original, ref(.failed, why))
+            return (original, ref(.failed, why), nil)
         }
         let bytes = (try? JSONEncoder().encode(shown)) ?? Data()
         guard bytes.count <= ExtensionContent.maximumPayloadBytes else {
             let limit = ExtensionContent.maximumPayloadBytes
-            return (original, ref(.failed, "its content makes a payload of \(bytes.count) bytes, over \(limit)"))
+            return (
+                original, ref(.failed, "its content makes a payload of \(bytes.count) bytes, over \(limit)"), nil
+            )
         }
         if case .failure(let error) = Result(catching: { () throws(PayloadError) in
             try NotificationPayload(json: bytes, requiresAPS: true)
         }) {
-            return (original, ref(.failed, "its content makes a payload APNs would refuse: \(error.message)"))
+            return (original, ref(.failed, "its content makes a payload APNs would refuse: \(error.message)"), nil)
         }
-        return (shown, ref(outcome))
+        return (shown, ref(outcome), merged)
     }
 
     /// Decides and stores the notification, then forgets the job; a store that fails (a full disk)
     /// is tried again, the job kept, until it takes it or Herald stops.
-    private func deliver(_ job: ExtensionJobRecord, payload: JSONValue, ref: DecisionRecord.ServiceExtensionRef)
-        async
-    {
+    private func deliver(
+        _ job: ExtensionJobRecord, payload: JSONValue, ref: DecisionRecord.ServiceExtensionRef,
+        attachments: [NotificationAttachment]
+    ) async {
         var wait = Duration.seconds(1)
         while !Task.isCancelled {
             do {
@@ -295,6 +316,7 @@ public final class ServiceExtensionService: Service, Sendable {
                     deliveredAt: hub.hasSession(deviceID: job.deviceID) ? decidedAt : nil)
                 let decided = try await policy.decide(push: push, receivedAt: decidedAt).adding(serviceExtension: ref)
                 row.setDecision(decided.stored, json: decided.json)
+                row.attachments = attachments
                 _ = try await writer.write(row)
                 try await store.removeExtensionJob(id: job.id)
                 return

@@ -29,7 +29,7 @@ struct PolicyHerald {
     /// summary services finished their start-up pass.
     static func start(
         at now: Date = startOfTest(), directory: URL? = nil, willPresentTimeout: Double = 2,
-        webhookRetryBase: Double = 1
+        webhookRetryBase: Double = 1, attachmentQuota: Int = 1 << 30
     ) async throws -> PolicyHerald {
         let directory =
             directory
@@ -40,6 +40,7 @@ struct PolicyHerald {
         configuration.apnsTLSPort = nil
         configuration.willPresentTimeout = willPresentTimeout
         configuration.webhookRetryBase = webhookRetryBase
+        configuration.attachmentQuota = attachmentQuota
         var logger = Logger(label: "herald.policy-test")
         logger.logLevel = .warning
         let clock = ManualClock(now: now)

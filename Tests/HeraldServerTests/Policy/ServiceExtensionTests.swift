@@ -46,6 +46,9 @@ struct ServiceExtensionTests {
                 try await Task.sleep(for: .seconds(30))
                 return Response(status: .ok)
             }
+            router.get("/video.mp4") { _, _ -> Response in
+                Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: ServiceExtensionTests.video)))
+            }
             router.post("/extension") { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
                 let text = String(buffer: body)
@@ -73,6 +76,11 @@ struct ServiceExtensionTests {
             _ = try? await task.value
         }
     }
+
+    /// The start of an MPEG-4 file (an `ftyp` box, brand `isom`) and some bytes.
+    static let video: [UInt8] =
+        [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8)
+        + [UInt8](repeating: 0x2A, count: 4000)
 
     /// `PUT /v1/admin/apps/{bundle_id}/service-extension` with `body`; the status and the answer.
     static func register(_ herald: PolicyHerald, _ body: [String: Any]) async throws -> (Int, [String: Any]) {
@@ -172,6 +180,41 @@ struct ServiceExtensionTests {
         #expect(json(Self.alert(afterRow), "title") == .string("Later"))
         try await client.shutdown()
         try await herald.stop()
+    }
+
+    @Test("WWDC17 708: the downloaded video is attached, served to the device's owner, and freed with the notification")
+    func attachment() async throws {
+        let peer = try await Peer()
+        let herald = try await PolicyHerald.start()
+        #expect(try await Self.register(herald, ["executable": Self.exampleExtension, "timeout_seconds": 10]).0 == 200)
+        let client = try herald.apnsClient()
+        let id = try await Self.push(
+            herald,
+            #"""
+            {"aps":{"alert":{"title":"New Video","body":"John Appleseed posted a new video"},"mutable-content":1},
+             "type":"video","video-url":"http://127.0.0.1:\#(peer.port)/video.mp4"}
+            """#, client: client)
+        let row = try await Self.delivered(herald, id)
+        #expect(json(Self.alert(row), "title") == .string("New Video"))
+        #expect(row.decision?.context.serviceExtension?.outcome == .modified)
+        #expect(row.decision?.context.serviceExtension?.error == nil)
+        let attachment = try #require(row.attachments.first)
+        #expect(row.attachments.count == 1 && attachment.identifier == "video" && attachment.type == "public.mpeg-4")
+
+        var request = URLRequest(
+            url: URL(
+                string:
+                    "\(herald.runtime.apiURL)/v1/devices/\(herald.demo.deviceID)/notifications/\(id)/attachments/\(attachment.id)"
+            )!)
+        request.setValue("Bearer \(herald.demo.userToken)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200 && data == Data(Self.video))
+
+        _ = try await herald.store.remove(deviceID: herald.demo.deviceID, id: id, at: Date())
+        #expect(try await herald.application.attachments.sweep() == [attachment.id])
+        try await client.shutdown()
+        try await herald.stop()
+        await peer.stop()
     }
 
     @Test("WWDC17 708: a download slower than the extension's time shows the best attempt, \"Incoming video!\"")
