@@ -286,7 +286,8 @@ final class SummaryService: Service, ClockFollowing {
         for row in held {
             facts.append(
                 NotificationFacts(
-                    id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore, receivedAt: row.receivedAt))
+                    id: row.id, bundleID: row.bundleID, relevanceScore: row.relevanceScore,
+                    hasMediaAttachment: row.hasMediaAttachment, receivedAt: row.receivedAt))
         }
         let digest = SummaryDigest.make(from: facts, now: slot)
         // Each device's part, in digest order: a notification id on two devices is two entries.

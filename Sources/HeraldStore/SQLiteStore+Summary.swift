@@ -29,7 +29,8 @@ extension SQLiteStore {
     /// the 1,000,000 candidates of 10,000 users cost three times the read itself. The user is the
     /// array index and the device its row id, so a row makes no string for either.
     static let candidatesSQL = """
-        SELECT u.key, d.rowid, d.device_id, n.id, n.bundle_id, n.received_at, n.payload -> '$.aps."relevance-score"'
+        SELECT u.key, d.rowid, d.device_id, n.id, n.bundle_id, n.received_at, n.payload -> '$.aps."relevance-score"',
+            n.attachments IS NOT NULL
         FROM json_each(?) AS u
         JOIN devices d ON d.user_id = u.value ->> 0
         JOIN notifications n INDEXED BY notifications_summary_candidates ON n.device_id = d.device_id
@@ -101,7 +102,7 @@ extension SQLiteStore {
                     SummaryCandidate(
                         userID: summaries[key].userID, deviceID: deviceID, id: row[3], bundleID: row[4],
                         receivedAt: Date(storedMilliseconds: row[5]),
-                        relevanceScore: relevance.flatMap(Double.init) ?? 0
+                        relevanceScore: relevance.flatMap(Double.init) ?? 0, hasMediaAttachment: row[7]
                     ))
             }
             if user >= 0 { users[user] = userStart..<held.count }

@@ -41,7 +41,8 @@ extension Schema {
     /// Attachments (`UNNotificationAttachment`): the files apps and their extensions gave
     /// (`attachments`: who gave it, its sniffed type and size; the file is the data directory's
     /// `attachments/<id>`), and the notifications that show them (`notifications.attachments`, JSON;
-    /// the partial index finds a device's notifications with attachments for the sweeper).
+    /// the partial index finds a device's notifications with attachments for the sweeper); the summary
+    /// candidates' covering index gains whether a notification has media (the digest ranks by it).
     static func createAttachments(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -59,6 +60,11 @@ extension Schema {
                 CREATE INDEX attachments_created ON attachments (created_at);
                 ALTER TABLE notifications ADD COLUMN attachments TEXT;
                 CREATE INDEX notifications_with_attachments ON notifications (device_id) WHERE attachments IS NOT NULL;
+                DROP INDEX notifications_summary_candidates;
+                CREATE INDEX notifications_summary_candidates ON notifications (
+                    device_id, received_at, disposition, removed_at, decided_seq, id, bundle_id,
+                    payload -> '$.aps."relevance-score"', attachments IS NOT NULL
+                ) WHERE removed_at IS NULL AND disposition = 'heldForSummary';
                 """)
     }
 }

@@ -31,10 +31,14 @@ public struct SummaryCandidate: Sendable, Hashable {
     public var receivedAt: Date
     /// `aps.relevance-score` when it is a number, else 0 (the policy clamps it to 0…1 when ranking).
     public var relevanceScore: Double
+    /// Whether it shows an attachment (every type Herald keeps is media: an image, audio or a movie).
+    public var hasMediaAttachment: Bool
 
     public init(
-        userID: String, deviceID: String, id: String, bundleID: String, receivedAt: Date, relevanceScore: Double
+        userID: String, deviceID: String, id: String, bundleID: String, receivedAt: Date, relevanceScore: Double,
+        hasMediaAttachment: Bool = false
     ) {
+        self.hasMediaAttachment = hasMediaAttachment
         self.userID = userID
         self.deviceID = deviceID
         self.id = id

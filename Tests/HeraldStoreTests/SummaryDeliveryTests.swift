@@ -94,6 +94,14 @@ struct SummaryDeliveryTests {
         #expect(twice.held[twice.users[2]].allSatisfy { $0.userID == Fixture.userID })
         #expect(candidates.horizon.seq == (try await store.latestCursor()))
         #expect(try await store.summaryCandidates([(Fixture.otherUserID, slot)]).held.isEmpty)
+        // A notification with an attachment says so (the digest ranks media first).
+        #expect(candidates.held.allSatisfy { !$0.hasMediaAttachment })
+        var media = Fixture.decided("media", .heldForSummary, receivedAt: Fixture.time(8))
+        media.attachments = [NotificationAttachment(id: "f1", identifier: "photo", type: "public.png", size: 10)]
+        _ = try await store.insert([media])
+        let withMedia = try await store.summaryCandidates([(Fixture.userID, slot)]).held
+        #expect(withMedia.filter(\.hasMediaAttachment).map(\.id) == ["media"])
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "media")?.attachments == media.attachments)
     }
 
     @Test func theCandidatesAreReadFromTheirCoveringIndex() async throws {
