@@ -341,6 +341,9 @@ public protocol ServiceExtensionStore: Sendable {
     func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord]
     /// The push is in the device's list: forget it.
     func removeExtensionJob(id: String) async throws
+    /// Keeps `adding` and forgets `removing` in one transaction (the extensions service batches the
+    /// jobs of many pushes, as the group commit batches notifications).
+    func updateExtensionJobs(adding: [ExtensionJobRecord], removing: [String]) async throws
 }
 
 /// The files notifications show: kept per app within a quota, linked to the notifications and

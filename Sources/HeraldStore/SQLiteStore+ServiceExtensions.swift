@@ -65,23 +65,38 @@ extension SQLiteStore {
     }
 
     public func addExtensionJob(_ job: ExtensionJobRecord) async throws {
+        try await updateExtensionJobs(adding: [job], removing: [])
+    }
+
+    public func updateExtensionJobs(adding: [ExtensionJobRecord], removing: [String]) async throws {
+        guard !adding.isEmpty || !removing.isEmpty else { return }
         try await write(Self.notFound("The device or the app does not exist.")) { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO extension_jobs (id, device_id, bundle_id, token, topic, push_type, priority,
-                        expiration, collapse_id, payload, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        device_id = excluded.device_id, bundle_id = excluded.bundle_id, token = excluded.token,
-                        topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
-                        expiration = excluded.expiration, collapse_id = excluded.collapse_id,
-                        payload = excluded.payload, received_at = excluded.received_at
-                    """,
-                arguments: [
-                    job.id, job.deviceID, job.bundleID, job.token, job.topic, job.pushType, job.priority,
-                    job.expiration, job.collapseID, job.payload, job.receivedAt.storedMilliseconds,
-                ])
+            for id in removing {
+                try db.execute(
+                    sql: "DELETE FROM extension_jobs WHERE id = ?", arguments: [id])
+            }
+            for job in adding {
+                try Self.insertJob(db, job)
+            }
         }
+    }
+
+    private static func insertJob(_ db: Database, _ job: ExtensionJobRecord) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO extension_jobs (id, device_id, bundle_id, token, topic, push_type, priority,
+                    expiration, collapse_id, payload, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    device_id = excluded.device_id, bundle_id = excluded.bundle_id, token = excluded.token,
+                    topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
+                    expiration = excluded.expiration, collapse_id = excluded.collapse_id,
+                    payload = excluded.payload, received_at = excluded.received_at
+                """,
+            arguments: [
+                job.id, job.deviceID, job.bundleID, job.token, job.topic, job.pushType, job.priority,
+                job.expiration, job.collapseID, job.payload, job.receivedAt.storedMilliseconds,
+            ])
     }
 
     public func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord] {
