@@ -37,6 +37,21 @@ struct ProviderAuthTests {
         #expect(authenticate(&state, "basic abc") == "MissingProviderToken")
     }
 
+    /// Found by the `provider-token` fuzz target: the scheme's letters were compared without case by
+    /// OR-ing 0x20, and so was its space — which let a NUL (0x00 | 0x20) stand for the space.
+    @Test("the scheme is `bearer` in any case, then exactly a space: a NUL or a tab does not do")
+    func schemeSeparator() {
+        let jwt = fixture.jwt()
+        var state = ProviderAuthState()
+        #expect(authenticate(&state, "BeArEr \(jwt)") == nil)
+        for separator in ["\u{0}", "\t", "@"] {
+            var fresh = ProviderAuthState()
+            #expect(
+                authenticate(&fresh, "bearer\(separator)\(jwt)") == "MissingProviderToken",
+                "\(separator.debugDescription)")
+        }
+    }
+
     @Test("garbage, unknown keys and bad signatures are InvalidProviderToken")
     func invalid() {
         var state = ProviderAuthState()

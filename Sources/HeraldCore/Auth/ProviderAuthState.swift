@@ -25,10 +25,13 @@ public struct ProviderAuthState: Sendable {
     static func bearerToken(_ header: String) -> String? {
         let utf8 = header.utf8
         guard utf8.count > 7 else { return nil }
-        let scheme = Array("bearer ".utf8)
-        for (offset, byte) in utf8.prefix(7).enumerated() where byte | 0x20 != scheme[offset] | 0x20 {
+        // The letters in any case (`| 0x20` lowercases an ASCII letter), then exactly a space: folding
+        // the space too let a NUL (0x00 | 0x20 == 0x20) pass for it (found by the provider-token fuzz target).
+        let scheme = Array("bearer".utf8)
+        for (offset, byte) in utf8.prefix(6).enumerated() where byte | 0x20 != scheme[offset] {
             return nil
         }
+        guard utf8[utf8.index(utf8.startIndex, offsetBy: 6)] == 0x20 else { return nil }
         let rest = utf8.dropFirst(7)
         guard let first = rest.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
             let last = rest.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
