@@ -28,13 +28,13 @@ import Synchronization
 /// again with the same id: the device's list keeps one). The extension's time therefore never holds
 /// up the provider; the device sees the push when the extension is done, as on iOS.
 public final class ServiceExtensionService: Service, Sendable {
-    private let store: any HeraldStore
+    let store: any HeraldStore
     private let registry: RegistryService
     private let writer: NotificationWriter
     private let hub: LiveHub
     private let policy: DeliveryPolicyEngine
     private let now: @Sendable () -> Date
-    private let logger: Logger
+    let logger: Logger
     /// The registered extensions by bundle id (read on the push path: a lock and a lookup).
     private let records = Mutex<[String: ServiceExtensionRecord]>([:])
     private let pools = Mutex<[String: ExtensionPool]>([:])
@@ -44,13 +44,13 @@ public final class ServiceExtensionService: Service, Sendable {
     private let credentials = Mutex<[String: String]>([:])
     private let apiURL = Mutex<String?>(nil)
     /// Jobs to keep and to forget, committed together (`JobBatch`).
-    private let jobs = Mutex(JobBatch())
+    let jobs = Mutex(JobBatch())
 
     /// Job writes waiting for the next transaction. One transaction per push cost the single SQLite
     /// writer so much that, with a tenth of the pushes going through an extension, the whole push
     /// rate fell to 0.29× (scripts/bench-extensions: 2,945/s against 10,349/s); batched, every job
     /// written or removed since the last transaction goes in the next one.
-    private struct JobBatch {
+    struct JobBatch {
         var adding: [(job: ExtensionJobRecord, done: CheckedContinuation<Void, any Error>)] = []
         var removing: [String] = []
         var isDraining = false
@@ -338,64 +338,6 @@ public final class ServiceExtensionService: Service, Sendable {
                     metadata: ["notification.id": "\(job.id)", "error": "\(error)"])
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(10))
-            }
-        }
-    }
-
-    /// Keeps the job durably (in the next batch); returns once it is committed.
-    private func keep(_ job: ExtensionJobRecord) async throws {
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            let start = jobs.withLock { batch in
-                batch.adding.append((job, done))
-                return Self.startDrain(&batch)
-            }
-            if start { Task { await drainJobs() } }
-        }
-    }
-
-    /// Forgets the job (in the next batch). Lost in a crash, it only runs once more at the next start.
-    private func forget(_ id: String) {
-        let start = jobs.withLock { batch in
-            batch.removing.append(id)
-            return Self.startDrain(&batch)
-        }
-        if start { Task { await drainJobs() } }
-    }
-
-    private static func startDrain(_ batch: inout JobBatch) -> Bool {
-        guard !batch.isDraining else { return false }
-        batch.isDraining = true
-        return true
-    }
-
-    /// Commits what is waiting, batch after batch, until nothing is.
-    private func drainJobs() async {
-        while true {
-            let (adding, removing) = jobs.withLock { batch in
-                defer {
-                    batch.adding.removeAll()
-                    batch.removing.removeAll()
-                }
-                if batch.adding.isEmpty && batch.removing.isEmpty { batch.isDraining = false }
-                return (batch.adding, batch.removing)
-            }
-            if adding.isEmpty && removing.isEmpty { return }
-            do {
-                try await store.updateExtensionJobs(adding: adding.map(\.job), removing: removing)
-                for item in adding { item.done.resume() }
-            } catch {
-                if !removing.isEmpty {
-                    logger.warning("Could not forget jobs of service extensions", metadata: ["error": "\(error)"])
-                }
-                // One refused job (its device was just removed) must not fail the others: one by one.
-                for item in adding {
-                    do {
-                        try await store.updateExtensionJobs(adding: [item.job], removing: [])
-                        item.done.resume()
-                    } catch {
-                        item.done.resume(throwing: error)
-                    }
-                }
             }
         }
     }
