@@ -66,6 +66,9 @@ public enum AttachmentMediaType: String, CaseIterable, Sendable {
         }
     }
 
+    /// The image types (an avatar must be one).
+    public static let images: [AttachmentMediaType] = [.jpeg, .gif, .png]
+
     /// The largest file of any type.
     public static let largestSize = 50_000_000
     /// How many leading bytes `sniff` and `matchesSignature` read.

@@ -14,18 +14,47 @@ public struct NotificationAttachment: Codable, Hashable, Sendable {
     public var size: Int
     /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`.
     public var thumbnailHidden: Bool
+    /// The communication sender's (or group's) image given as bytes or a file (`INImage(imageData:)`,
+    /// `INImage(url:)` of a file): kept, served and freed as the attachments are, but not one of the
+    /// content's attachments (clients show it as the avatar; the summary does not count it as media).
+    public var isAvatar: Bool
 
-    public init(id: String, identifier: String, type: String, size: Int, thumbnailHidden: Bool = false) {
+    public init(
+        id: String, identifier: String, type: String, size: Int, thumbnailHidden: Bool = false, isAvatar: Bool = false
+    ) {
         self.id = id
         self.identifier = identifier
         self.type = type
         self.size = size
         self.thumbnailHidden = thumbnailHidden
+        self.isAvatar = isAvatar
     }
 
     enum CodingKeys: String, CodingKey {
         case id, identifier, type, size
         case thumbnailHidden = "thumbnail_hidden"
+        case isAvatar = "avatar"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        identifier = try container.decode(String.self, forKey: .identifier)
+        type = try container.decode(String.self, forKey: .type)
+        size = try container.decode(Int.self, forKey: .size)
+        thumbnailHidden = try container.decodeIfPresent(Bool.self, forKey: .thumbnailHidden) ?? false
+        isAvatar = try container.decodeIfPresent(Bool.self, forKey: .isAvatar) ?? false
+    }
+
+    /// The flag is written only when set: rows without an avatar read as they did before it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(identifier, forKey: .identifier)
+        try container.encode(type, forKey: .type)
+        try container.encode(size, forKey: .size)
+        try container.encode(thumbnailHidden, forKey: .thumbnailHidden)
+        if isAvatar { try container.encode(true, forKey: .isAvatar) }
     }
 
     /// The column's text: nil for none.

@@ -5,28 +5,28 @@ import GRDB
 
 extension SQLiteStore {
     public func setServiceExtension(_ record: ServiceExtensionRecord) async throws {
-        let (kind, executable, arguments, url): (String, String?, String, String?) =
+        let (kind, executable, arguments, url, secret): (String, String?, String, String?, String?) =
             switch record.runner {
             case .process(let executable, let arguments):
-                ("process", executable, String(decoding: try JSONEncoder().encode(arguments), as: UTF8.self), nil)
-            case .webhook(let url): ("webhook", nil, "[]", url)
+                ("process", executable, String(decoding: try JSONEncoder().encode(arguments), as: UTF8.self), nil, nil)
+            case .webhook(let url, let secret): ("webhook", nil, "[]", url, secret)
             }
         try await write(Self.notFound("The app does not exist.")) { db in
             try Self.requireApp(db, record.bundleID)
             try db.execute(
                 sql: """
                     INSERT INTO service_extensions (bundle_id, kind, executable, arguments, url, timeout_ms,
-                        memory_limit_bytes, processes, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        memory_limit_bytes, processes, created_at, secret)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (bundle_id) DO UPDATE SET
                         kind = excluded.kind, executable = excluded.executable, arguments = excluded.arguments,
                         url = excluded.url, timeout_ms = excluded.timeout_ms,
                         memory_limit_bytes = excluded.memory_limit_bytes, processes = excluded.processes,
-                        created_at = excluded.created_at
+                        created_at = excluded.created_at, secret = excluded.secret
                     """,
                 arguments: [
                     record.bundleID, kind, executable, arguments, url, record.timeoutMilliseconds,
-                    record.memoryLimitBytes, record.processes, record.createdAt.storedMilliseconds,
+                    record.memoryLimitBytes, record.processes, record.createdAt.storedMilliseconds, secret,
                 ])
         }
     }
@@ -37,7 +37,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT bundle_id, kind, executable, arguments, url, timeout_ms, memory_limit_bytes, processes,
-                        created_at
+                        created_at, secret
                     FROM service_extensions ORDER BY bundle_id
                     """
             ).map { row in
@@ -48,7 +48,7 @@ extension SQLiteStore {
                             arguments: (try? JSONDecoder().decode([String].self, from: Data((row[3] as String).utf8)))
                                 ?? [])
                     } else {
-                        .webhook(url: row[4] ?? "")
+                        .webhook(url: row[4] ?? "", secret: row[9] ?? "")
                     }
                 return ServiceExtensionRecord(
                     bundleID: row[0], runner: runner, timeoutMilliseconds: row[5], memoryLimitBytes: row[6],

@@ -106,6 +106,7 @@ extension SQLiteStore {
                     ))
             }
             if user >= 0 { users[user] = userStart..<held.count }
+            try Self.leaveOutAvatars(db, &held)
             if !isGrouped {
                 let order = held.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
                 held = order.map { held[$0] }
@@ -120,6 +121,36 @@ extension SQLiteStore {
                 try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(rowid), 0) FROM notifications")) ?? 0
             return SummaryCandidates(
                 held: held, users: users, horizon: SummaryHorizon(rowID: rowID, seq: try Self.latestSeq(db)))
+        }
+    }
+
+    /// The index says only whether a notification has attachments; one whose only attachment is
+    /// its communication avatar has no media. Those with attachments are few: they are read again
+    /// (one statement for all) rather than making the covering index read every row.
+    private static func leaveOutAvatars(_ db: Database, _ held: inout [SummaryCandidate]) throws {
+        let flagged = held.indices.filter { held[$0].hasMediaAttachment }
+        guard !flagged.isEmpty else { return }
+        var writer = JSONWriter(capacity: flagged.count * 80)
+        writer.beginArray()
+        for index in flagged {
+            writer.beginArray()
+            writer.string(held[index].deviceID)
+            writer.string(held[index].id)
+            writer.endArray()
+        }
+        writer.endArray()
+        let avatarOnly = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT n.device_id, n.id FROM json_each(?) k
+                JOIN notifications n ON n.device_id = k.value ->> 0 AND n.id = k.value ->> 1
+                WHERE NOT EXISTS (SELECT 1 FROM json_each(n.attachments) j WHERE j.value ->> 'avatar' IS NOT 1)
+                """, arguments: [String(decoding: writer.bytes, as: UTF8.self)]
+        ).map { row -> String in "\(row[0] as String)\u{0}\(row[1] as String)" }
+        guard !avatarOnly.isEmpty else { return }
+        let keys = Set(avatarOnly)
+        for index in flagged where keys.contains("\(held[index].deviceID)\u{0}\(held[index].id)") {
+            held[index].hasMediaAttachment = false
         }
     }
 

@@ -38,6 +38,18 @@ extension Schema {
 }
 
 extension Schema {
+    /// A webhook extension's signing secret (`whsec_…`, as the app webhooks'): Herald signs each
+    /// request so the webhook can tell it came from Herald. A webhook registered before has one made.
+    static func addServiceExtensionSecrets(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE service_extensions ADD COLUMN secret TEXT;
+                UPDATE service_extensions SET secret = 'whsec_' || hex(randomblob(32)) WHERE kind = 'webhook';
+                """)
+    }
+}
+
+extension Schema {
     /// Attachments (`UNNotificationAttachment`): the files apps and their extensions gave
     /// (`attachments`: who gave it, its sniffed type and size; the file is the data directory's
     /// `attachments/<id>`), and the notifications that show them (`notifications.attachments`, JSON;

@@ -26,6 +26,7 @@ enum Schema {
         migrator.registerMigration("v15-interactions", migrate: createInteractions)
         migrator.registerMigration("v16-service-extensions", migrate: createServiceExtensions)
         migrator.registerMigration("v17-attachments", migrate: createAttachments)
+        migrator.registerMigration("v18-service-extension-secrets", migrate: addServiceExtensionSecrets)
         return migrator
     }
 

@@ -8,8 +8,9 @@ public struct ServiceExtensionRecord: Hashable, Sendable {
         /// A Swift executable built against Herald's UserNotifications (its `main` calls the library's
         /// runner), launched by Herald with these arguments; kept running for the next push.
         case process(executable: String, arguments: [String])
-        /// An HTTPS endpoint that takes the request as JSON and answers with the content.
-        case webhook(url: String)
+        /// An HTTPS endpoint that takes the request as JSON and answers with the content; each
+        /// request is signed with `secret` as Standard Webhooks sign (`whsec_…`).
+        case webhook(url: String, secret: String)
     }
 
     public var bundleID: String

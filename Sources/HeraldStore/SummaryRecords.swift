@@ -31,7 +31,8 @@ public struct SummaryCandidate: Sendable, Hashable {
     public var receivedAt: Date
     /// `aps.relevance-score` when it is a number, else 0 (the policy clamps it to 0…1 when ranking).
     public var relevanceScore: Double
-    /// Whether it shows an attachment (every type Herald keeps is media: an image, audio or a movie).
+    /// Whether it shows an attachment (every type Herald keeps is media: an image, audio or a movie;
+    /// a communication avatar is not one of its attachments).
     public var hasMediaAttachment: Bool
 
     public init(

@@ -102,8 +102,12 @@
             } catch {
                 throw UNError(.attachmentInvalidURL, reason: "Attachment file cannot be read: \(attachment.url.path)")
             }
-            var headers = ["X-Herald-Attachment-Identifier": attachment.identifier]
-            headers["X-Herald-Attachment-Type"] = attachment.type
+            return try await upload(data, identifier: attachment.identifier, typeHint: attachment.type)
+        }
+
+        private func upload(_ data: Data, identifier: String, typeHint: String?) async throws -> [String: Any] {
+            var headers = ["X-Herald-Attachment-Identifier": identifier]
+            headers["X-Herald-Attachment-Type"] = typeHint
             let answer = try await send(
                 "POST", "v1/app/attachments", bodyData: data, contentType: "application/octet-stream", headers: headers)
             guard let stored = answer["attachment"] as? [String: Any] else {
@@ -112,11 +116,36 @@
             return stored
         }
 
-        /// The content's JSON with its attachments moved into Herald's store first (each named by the
-        /// id the store gave it).
+        /// The bytes of a communication avatar Herald keeps as a file (`INImage(imageData:)` or a
+        /// file URL); nil for a named image or an http(s) URL, which the content names as they are.
+        static func avatarBytes(_ content: UNNotificationContent) throws -> Data? {
+            switch content.communication?.avatar {
+            case .data(let data)?: return data
+            case .url(let url)? where url.isFileURL:
+                do {
+                    return try Data(contentsOf: url)
+                } catch {
+                    throw UNError(.attachmentInvalidURL, reason: "The avatar's file cannot be read: \(url.path)")
+                }
+            default: return nil
+            }
+        }
+
+        /// Whether `contentJSON` has files to move into Herald's store first.
+        static func hasFiles(_ content: UNNotificationContent) -> Bool {
+            guard content.attachments.isEmpty else { return true }
+            switch content.communication?.avatar {
+            case .data?: return true
+            case .url(let url)?: return url.isFileURL
+            default: return false
+            }
+        }
+
+        /// The content's JSON with its attachments (and an avatar given as bytes or a file) moved into
+        /// Herald's store first, each named by the id the store gave it.
         package func contentJSON(_ content: UNNotificationContent) async throws -> [String: Any] {
             var json = try HeraldWireFormat.json(content)
-            guard !content.attachments.isEmpty else { return json }
+            guard Self.hasFiles(content) else { return json }
             var attachments: [[String: Any]] = []
             for attachment in content.attachments {
                 let stored = try await upload(attachment)
@@ -124,6 +153,13 @@
                     "identifier": attachment.identifier, "attachment_id": stored["id"] as? String ?? "",
                     "thumbnail_hidden": (attachment.options[UNNotificationAttachmentOptionsThumbnailHiddenKey] as? Bool)
                         ?? false,
+                ])
+            }
+            if let avatar = try Self.avatarBytes(content) {
+                // Any image type; the server sniffs it and refuses what is not an image.
+                let stored = try await upload(avatar, identifier: "avatar", typeHint: nil)
+                attachments.append([
+                    "identifier": "avatar", "attachment_id": stored["id"] as? String ?? "", "avatar": true,
                 ])
             }
             json["attachments"] = attachments

@@ -56,54 +56,6 @@
             return object
         }
 
-        /// Communication fields as the server's `communication` key takes them (a push's key, the same
-        /// rules): the sender's handle (its identifier, else its name) and type, name and avatar (an
-        /// image's name or URL), the group's name, the other participants.
-        static func json(_ context: UNCommunicationContext) -> [String: Any] {
-            func person(_ name: String, _ handle: String?, _ type: String) -> [String: Any] {
-                var object: [String: Any] = [
-                    "handle": handle.flatMap { $0.isEmpty ? nil : $0 } ?? name,
-                    "handle_type": handle?.isEmpty == false ? type : "unknown",
-                ]
-                if !name.isEmpty { object["display_name"] = name }
-                return object
-            }
-            var sender = person(context.senderDisplayName, context.senderIdentifier, context.senderHandleType)
-            switch context.avatar {
-            case .named(let name)?: sender["avatar"] = name
-            case .url(let url)?: sender["avatar"] = url.absoluteString
-            case .data?, nil: break
-            }
-            var object: [String: Any] = ["kind": context.kind.rawValue, "sender": sender]
-            if let group = context.groupName, !group.isEmpty { object["group"] = group }
-            let recipients = context.otherParticipants.filter { !($0.handle ?? $0.displayName).isEmpty }
-            if !recipients.isEmpty {
-                object["recipients"] = recipients.map { person($0.displayName, $0.handle, $0.handleType) }
-            }
-            return object
-        }
-
-        /// The communication fields of a `communication` key (nil when it is not one).
-        static func communication(json value: Any?) -> UNCommunicationContext? {
-            guard let object = value as? [String: Any],
-                let kind = (object["kind"] as? String).flatMap(
-                    UNCommunicationContext.Kind.init(rawValue:)),
-                let sender = object["sender"] as? [String: Any], let handle = sender["handle"] as? String
-            else { return nil }
-            let recipients = (object["recipients"] as? [[String: Any]] ?? []).map { person in
-                UNCommunicationPerson(
-                    displayName: person["display_name"] as? String ?? person["handle"] as? String ?? "",
-                    handle: person["handle"] as? String, handleType: person["handle_type"] as? String ?? "unknown")
-            }
-            let avatar: UNCommunicationImage? = (sender["avatar"] as? String).map { text in
-                if let url = URL(string: text), url.scheme != nil { .url(url) } else { .named(text) }
-            }
-            return UNCommunicationContext(
-                kind: kind, senderDisplayName: sender["display_name"] as? String ?? handle, senderIdentifier: handle,
-                senderHandleType: sender["handle_type"] as? String ?? "unknown", conversationIdentifier: nil,
-                groupName: object["group"] as? String, otherParticipants: recipients, avatar: avatar)
-        }
-
         /// A pending request's content as the app API returns it.
         static func content(json object: [String: Any]) -> UNNotificationContent {
             var values = UNNotificationContentValues()
@@ -241,7 +193,9 @@
                 trigger: trigger(json: object["trigger"]))
         }
 
-        static func notification(json object: [String: Any]) -> UNNotification? {
+        /// A delivered notification; `files` are the local copies of its attachments and avatar by
+        /// attachment id (`HeraldConnection.notification(json:)`): those without one are left out.
+        static func notification(json object: [String: Any], files: [String: URL] = [:]) -> UNNotification? {
             guard let identifier = object["identifier"] as? String,
                 let date = (object["date"] as? String).flatMap(parseDate),
                 let row = object["notification"] as? [String: Any]
@@ -249,7 +203,23 @@
             let isLocal = object["source"] as? String == "local"
             let trigger: UNNotificationTrigger? =
                 isLocal ? trigger(json: object["trigger"]) : UNPushNotificationTrigger()
-            let content = content(payload: row["payload"] as? [String: Any] ?? [:], isLocal: isLocal)
+            var content = content(payload: row["payload"] as? [String: Any] ?? [:], isLocal: isLocal)
+            if !files.isEmpty {
+                var values = content.values
+                values.attachments = (row["attachments"] as? [[String: Any]] ?? []).compactMap { item in
+                    guard let id = item["id"] as? String, let url = files[id] else { return nil }
+                    return UNNotificationAttachment(
+                        identifier: item["identifier"] as? String ?? "", url: url, type: item["type"] as? String ?? "",
+                        options: [
+                            UNNotificationAttachmentOptionsThumbnailHiddenKey: item["thumbnail_hidden"] as? Bool
+                                ?? false
+                        ])
+                }
+                if let avatar = (row["avatar"] as? [String: Any])?["id"] as? String, let url = files[avatar] {
+                    values.communication?.avatar = .url(url)
+                }
+                content = UNNotificationContent(values: values)
+            }
             return UNNotification(
                 date: date, request: UNNotificationRequest(identifier: identifier, content: content, trigger: trigger))
         }

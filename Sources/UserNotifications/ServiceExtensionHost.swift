@@ -115,7 +115,7 @@
                 var message: [String: Any] = ["id": id]
                 do {
                     var json = try Self.json(content)
-                    if !content.attachments.isEmpty {
+                    if HeraldConnection.hasFiles(content) {
                         guard let connection else {
                             throw UNError(.attachmentMoveIntoDataStoreFailed, reason: "Herald gave no connection.")
                         }

@@ -102,12 +102,15 @@
         /// A center for one app on one device of a Herald server (tests, tools that talk to several).
         package init(connection: HeraldConnection) {
             self.connection = connection
-            let (stream, continuation) = AsyncStream.makeStream(of: UNNotificationResponse.self)
+            let (stream, continuation) = AsyncStream.makeStream(of: String.self)
             responses = continuation
             super.init()
-            responseTask = Task { [weak self] in
-                for await response in stream {
-                    guard let self, let delegate = self.delegate else { continue }
+            responseTask = Task { [weak self, connection] in
+                for await event in stream {
+                    // Made here, in order: its attachments are fetched as files first.
+                    guard let response = await Self.response(event, connection: connection), let self,
+                        let delegate = self.delegate
+                    else { continue }
                     nonisolated(unsafe) let unsafeDelegate = delegate
                     await unsafeDelegate.userNotificationCenter(self, didReceive: response)
                 }
@@ -155,20 +158,13 @@
         /// to Herald (each on its own, so a delegate that never answers holds up nothing else).
         private func handle(_ event: AppEventStream.Event) {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8))) as? [String: Any],
-                let notification = (object["notification"] as? [String: Any]).flatMap(
-                    HeraldWireFormat.notification(json:))
+                let notification = (object["notification"] as? [String: Any]).flatMap({
+                    HeraldWireFormat.notification(json: $0)
+                })
             else { return }
             switch event.name {
             case "response":
-                guard let action = object["action_identifier"] as? String else { return }
-                let response: UNNotificationResponse
-                if let text = object["user_text"] as? String {
-                    response = UNTextInputNotificationResponse(
-                        notification: notification, actionIdentifier: action, userText: text)
-                } else {
-                    response = UNNotificationResponse(notification: notification, actionIdentifier: action)
-                }
-                responses.yield(response)
+                responses.yield(event.data)
             case "will_present":
                 guard let id = object["id"] as? String else { return }
                 Task { [weak self] in
@@ -184,8 +180,22 @@
             }
         }
 
-        /// The responses to hand to the delegate, one after the other.
-        private let responses: AsyncStream<UNNotificationResponse>.Continuation
+        /// A `response` event's response, its notification's files fetched (nil: not a response).
+        private static func response(_ data: String, connection: HeraldConnection) async -> UNNotificationResponse? {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any],
+                let action = object["action_identifier"] as? String,
+                let json = object["notification"] as? [String: Any],
+                let notification = await connection.notification(json: json)
+            else { return nil }
+            if let text = object["user_text"] as? String {
+                return UNTextInputNotificationResponse(
+                    notification: notification, actionIdentifier: action, userText: text)
+            }
+            return UNNotificationResponse(notification: notification, actionIdentifier: action)
+        }
+
+        /// The responses to hand to the delegate, one after the other (the events' JSON).
+        private let responses: AsyncStream<String>.Continuation
         private var responseTask: Task<Void, Never>?
 
         /// Herald runs no content extensions (they draw custom UI on a device).
@@ -311,7 +321,11 @@
         open func deliveredNotifications() async throws -> [UNNotification] {
             await pendingWrites.drain()
             let object = try await connection.send("GET", "v1/app/notifications")
-            return (object["notifications"] as? [[String: Any]] ?? []).compactMap(HeraldWireFormat.notification(json:))
+            var notifications: [UNNotification] = []
+            for json in object["notifications"] as? [[String: Any]] ?? [] {
+                if let notification = await connection.notification(json: json) { notifications.append(notification) }
+            }
+            return notifications
         }
 
         open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {

@@ -16,8 +16,10 @@ struct ServiceExtensionCommand: AsyncParsableCommand {
             discussion: """
                 An executable is a Swift program built against Herald's UserNotifications whose main.swift \
                 is one line, NotificationService.main() (NotificationService being its \
-                UNNotificationServiceExtension subclass). A webhook gets the push as JSON and answers \
-                {"payload": {…}}. From then on the app's alert pushes with mutable-content: 1 go through it.
+                UNNotificationServiceExtension subclass). A webhook gets the push as JSON, signed as \
+                Standard Webhooks sign with the "secret" printed here (shown once), and answers \
+                {"payload": {…}} (with "attachments": [{"data": base64, …}] to attach files). From then on \
+                the app's alert pushes with mutable-content: 1 go through it.
                 """)
 
         @Option(help: ArgumentHelp("The app's bundle id.", valueName: "id"))

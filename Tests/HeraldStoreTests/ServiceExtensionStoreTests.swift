@@ -16,7 +16,8 @@ import Testing
         try await store.setServiceExtension(process)
         #expect(try await store.serviceExtensions() == [process])
         let webhook = ServiceExtensionRecord(
-            bundleID: Fixture.appID, runner: .webhook(url: "https://example.com/ext"), timeoutMilliseconds: 5_000,
+            bundleID: Fixture.appID, runner: .webhook(url: "https://example.com/ext", secret: "whsec_c2VjcmV0"),
+            timeoutMilliseconds: 5_000,
             memoryLimitBytes: 128 << 20, processes: 4, createdAt: Fixture.time(1))
         try await store.setServiceExtension(webhook)
         let other = ServiceExtensionRecord(

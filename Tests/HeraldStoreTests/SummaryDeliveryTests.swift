@@ -102,6 +102,19 @@ struct SummaryDeliveryTests {
         let withMedia = try await store.summaryCandidates([(Fixture.userID, slot)]).held
         #expect(withMedia.filter(\.hasMediaAttachment).map(\.id) == ["media"])
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "media")?.attachments == media.attachments)
+        // A communication avatar is not media; with a photo beside it, the notification has media.
+        let avatar = NotificationAttachment(id: "f2", identifier: "avatar", type: "public.png", size: 5, isAvatar: true)
+        var message = Fixture.decided("message", .heldForSummary, receivedAt: Fixture.time(9))
+        message.attachments = [avatar]
+        var photoMessage = Fixture.decided("both", .heldForSummary, receivedAt: Fixture.time(10))
+        photoMessage.attachments = [
+            avatar, NotificationAttachment(id: "f3", identifier: "p", type: "public.jpeg", size: 3),
+        ]
+        _ = try await store.insert([message, photoMessage])
+        let ranked = try await store.summaryCandidates([(Fixture.userID, slot)]).held
+        #expect(Set(ranked.filter(\.hasMediaAttachment).map(\.id)) == ["media", "both"])
+        #expect(ranked.contains { $0.id == "message" })
+        #expect(try await store.notification(deviceID: Fixture.deviceID, id: "message")?.attachments == [avatar])
     }
 
     @Test func theCandidatesAreReadFromTheirCoveringIndex() async throws {

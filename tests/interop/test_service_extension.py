@@ -58,3 +58,75 @@ def test_an_extension_set_up_with_the_cli_changes_a_curl_push(herald):
     removed = cli(herald, "remove", "--bundle-id", app)
     assert removed == {"removed": True}
     assert herald.api("GET", f"/v1/admin/apps/{app}/service-extension", token=herald.admin_token).status == 404
+
+
+PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(range(256)) * 4
+
+
+def test_a_webhook_extension_is_signed_and_attaches_a_file(herald):
+    """A provider's webhook extension (Python's http.server here): every request verifies with the
+    secret the registration gave (the `standardwebhooks` library), and the file its answer attaches
+    in base64 is served with the notification."""
+    import base64
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from standardwebhooks.webhooks import Webhook
+
+    from herald_support import note_secret
+
+    received: list[tuple[dict[str, str], bytes]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+            payload = json.loads(body)["payload"]
+            payload["aps"]["alert"] = {"title": "Photo from Ana"}
+            answer = json.dumps({"payload": payload, "attachments": [
+                {"identifier": "photo", "data": base64.b64encode(PNG).decode()}]}).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        app = herald.new_app(herald.demo["team_id"])
+        device = herald.new_device(app)
+        url = f"http://127.0.0.1:{server.server_address[1]}/extension"
+        registered = herald.admin("PUT", f"/v1/admin/apps/{app}/service-extension", {"url": url}, expect=200)
+        secret = note_secret(registered["secret"])
+        assert secret.startswith("whsec_") and registered["kind"] == "webhook"
+        shown = herald.admin("GET", f"/v1/admin/apps/{app}/service-extension", expect=200)
+        assert "secret" not in shown, shown
+
+        apns_id = new_apns_id()
+        payload = {"aps": {"alert": {"title": "Ana"}, "mutable-content": 1}}
+        r = curl("h2c", herald.urls, f"/3/device/{device.device_token}",
+                 herald.headers(topic=app, apns_id=apns_id), json.dumps(payload).encode())
+        assert r.status == 200, r
+
+        def listed():
+            return [n for n in herald.all_notifications(device) if n["id"] == apns_id]
+
+        [n] = wait_until(listed, timeout=30, what="the webhook extension's notification")
+        [(headers, body)] = received
+        verified = Webhook(secret).verify(body, headers)
+        assert verified["type"] == "notification.service_extension" and verified["id"] == apns_id
+        assert headers["webhook-id"] == apns_id
+        assert n["payload"]["aps"]["alert"] == {"title": "Photo from Ana"}, n["payload"]
+        assert n["decision"]["context"]["service_extension"]["outcome"] == "modified"
+        [attachment] = n["attachments"]
+        assert attachment["identifier"] == "photo" and attachment["type"] == "public.png", attachment
+        assert attachment["size"] == len(PNG)
+        file = herald.api("GET", attachment["url"], token=device.user_token)
+        assert file.status == 200 and file.body == PNG, file
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -15,7 +15,9 @@ import NIOCore
 ///   quota, and answers 201 `{"attachment": {"id", "identifier", "type", "size"}}`. A content
 ///   (`POST /v1/app/requests`, a service extension's answer) then names it by `attachment_id`.
 /// - `GET /v1/devices/{device_id}/notifications/{id}/attachments/{attachment_id}` (the device's
-///   owner): the file, if that notification shows it.
+///   owner), and `GET /v1/app/notifications/{id}/attachments/{attachment_id}` (the app's credential,
+///   its own notifications on its device): the file, if that notification shows it (its
+///   attachments and its communication avatar).
 /// Refusals carry Apple's reasons as codes: `attachment_unrecognized_type`,
 /// `attachment_invalid_file_size`, `attachment_corrupt`, `attachment_move_into_data_store_failed`
 /// (the quota); `UNUserNotificationCenter` turns them into `UNError`s.
@@ -29,6 +31,7 @@ struct AttachmentRoutes: Sendable {
         [
             APIRoute(.post, "/v1/app/attachments", upload),
             APIRoute(.get, "/v1/devices/{device_id}/notifications/{id}/attachments/{attachment_id}", serve),
+            APIRoute(.get, "/v1/app/notifications/{id}/attachments/{attachment_id}", serveToApp),
         ]
     }
 
@@ -85,6 +88,61 @@ struct AttachmentRoutes: Sendable {
             }
             try handle.write(contentsOf: Data(buffer.readableBytesView))
         }
+        let type = try Self.mediaType(head: head, size: size, hinted: hinted)
+        try handle.synchronize()
+        kept = true
+        let keeper = AttachmentKeeper(
+            directory: directory, quota: dependencies.attachmentQuota, store: store, now: dependencies.now)
+        try await keeper.commit(
+            upload: upload, id: id, type: type, size: size, identifier: identifier, bundleID: app.bundleID,
+            deviceID: app.deviceID)
+        return JSONBody.response(
+            status: .created,
+            JSONValue.object([
+                "attachment": .object([
+                    "id": .string(id), "identifier": .string(identifier), "type": .string(type.uti),
+                    "size": .number(Double(size)),
+                ])
+            ]))
+    }
+
+    @Sendable func serve(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
+        return try await file(
+            deviceID: device.deviceID, bundleID: nil, id: context.parameters.require("id"),
+            attachmentID: context.parameters.require("attachment_id"))
+    }
+
+    /// The app's own: a notification of this app on this device (how `deliveredNotifications()`
+    /// gives the app its attachments' files).
+    @Sendable func serveToApp(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let app = try await authenticator.requireAppCredential(request)
+        return try await file(
+            deviceID: app.deviceID, bundleID: app.bundleID, id: context.parameters.require("id"),
+            attachmentID: context.parameters.require("attachment_id"))
+    }
+
+    /// The file when the device's notification `id` (of the app `bundleID`, when given) shows it.
+    private func file(deviceID: String, bundleID: String?, id: String, attachmentID: String) async throws -> Response {
+        let notFound = APIError.notFound("attachment_not_found", "This notification shows no attachment with this id.")
+        var row = try await store.notification(deviceID: deviceID, id: id)
+        if row == nil { row = try await store.notification(deviceID: deviceID, id: id.lowercased()) }
+        guard let row, !row.isRemoved, bundleID == nil || row.bundleID == bundleID,
+            row.attachments.contains(where: { $0.id == attachmentID }),
+            let directory = dependencies.attachmentsDirectory,
+            let record = try await store.attachments(ids: [attachmentID]).first,
+            let data = FileManager.default.contents(atPath: directory.appendingPathComponent(record.id).path)
+        else { throw notFound }
+        var headers = HTTPFields()
+        headers[.contentType] = AttachmentMediaType.from(uti: record.type)?.mimeType ?? "application/octet-stream"
+        headers[.contentLength] = String(data.count)
+        headers[.cacheControl] = "private, max-age=3600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The type of a file that starts with `head` and is `size` bytes long: the hinted one if the
+    /// bytes match it, else the one sniffed; refused as Apple refuses (corrupt, unrecognized, too big).
+    static func mediaType(head: [UInt8], size: Int, hinted: AttachmentMediaType?) throws -> AttachmentMediaType {
         let type: AttachmentMediaType
         if let hinted {
             guard hinted.matchesSignature(head) else {
@@ -105,48 +163,7 @@ struct AttachmentRoutes: Sendable {
                 "attachment_invalid_file_size",
                 "The attachment is \(size) bytes; the limit for \(type.uti) is \(type.maximumSize).")
         }
-        try handle.synchronize()
-        try FileManager.default.moveItem(at: upload, to: directory.appendingPathComponent(id))
-        kept = true
-        let record = AttachmentRecord(
-            id: id, bundleID: app.bundleID, deviceID: app.deviceID, identifier: identifier, type: type.uti, size: size,
-            createdAt: dependencies.now())
-        do {
-            try await store.addAttachment(record, quota: dependencies.attachmentQuota)
-        } catch let error as StoreError where error.kind == .conflict {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(id))
-            throw Self.refusal("attachment_move_into_data_store_failed", error.message)
-        } catch {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(id))
-            throw error
-        }
-        return JSONBody.response(
-            status: .created,
-            JSONValue.object([
-                "attachment": .object([
-                    "id": .string(id), "identifier": .string(identifier), "type": .string(type.uti),
-                    "size": .number(Double(size)),
-                ])
-            ]))
-    }
-
-    @Sendable func serve(_ request: Request, context: APIRequestContext) async throws -> Response {
-        let device = try await authenticator.requireDevice(context.parameters.require("device_id"), request: request)
-        let id = try context.parameters.require("id")
-        let attachmentID = try context.parameters.require("attachment_id")
-        let notFound = APIError.notFound("attachment_not_found", "This notification shows no attachment with this id.")
-        var row = try await store.notification(deviceID: device.deviceID, id: id)
-        if row == nil { row = try await store.notification(deviceID: device.deviceID, id: id.lowercased()) }
-        guard let row, !row.isRemoved, row.attachments.contains(where: { $0.id == attachmentID }),
-            let directory = dependencies.attachmentsDirectory,
-            let record = try await store.attachments(ids: [attachmentID]).first,
-            let data = FileManager.default.contents(atPath: directory.appendingPathComponent(record.id).path)
-        else { throw notFound }
-        var headers = HTTPFields()
-        headers[.contentType] = AttachmentMediaType.from(uti: record.type)?.mimeType ?? "application/octet-stream"
-        headers[.contentLength] = String(data.count)
-        headers[.cacheControl] = "private, max-age=3600"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return type
     }
 
     static func refusal(_ code: String, _ message: String) -> APIError {
@@ -172,9 +189,15 @@ struct AttachmentRoutes: Sendable {
                     "There is no attachment \(reference.attachmentID) of this app on this device: upload it first (POST /v1/app/attachments)."
                 )
             }
+            if reference.isAvatar, !AttachmentMediaType.images.contains(where: { $0.uti == record.type }) {
+                throw refusal(
+                    "attachment_unrecognized_type",
+                    "An avatar must be an image (JPEG, GIF or PNG); attachment \(record.id) is \(record.type).")
+            }
             return NotificationAttachment(
                 id: record.id, identifier: reference.identifier.isEmpty ? record.identifier : reference.identifier,
-                type: record.type, size: record.size, thumbnailHidden: reference.thumbnailHidden)
+                type: record.type, size: record.size, thumbnailHidden: reference.thumbnailHidden,
+                isAvatar: reference.isAvatar)
         }
     }
 }

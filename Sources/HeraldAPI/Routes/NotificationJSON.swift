@@ -41,6 +41,10 @@ struct NotificationJSON: Encodable, Hashable {
     private var payloadText: String?
     /// The files it shows, each with the URL that serves it to the device's owner.
     var attachments: [AttachmentJSON] = []
+    /// The communication sender's (or group's) image when the app gave it as bytes or a file, served
+    /// as the attachments are; nil otherwise (a named image or URL stays in the payload's
+    /// `communication`). Written only when there is one.
+    var avatar: AttachmentJSON?
 
     struct AttachmentJSON: Encodable, Hashable {
         var id: String
@@ -53,6 +57,23 @@ struct NotificationJSON: Encodable, Hashable {
         enum CodingKeys: String, CodingKey {
             case id, identifier, type, size, url
             case thumbnailHidden = "thumbnail_hidden"
+        }
+
+        func write(into writer: inout JSONWriter) {
+            writer.beginObject()
+            writer.literalKey("id")
+            writer.string(id)
+            writer.literalKey("identifier")
+            writer.string(identifier)
+            writer.literalKey("type")
+            writer.string(type)
+            writer.literalKey("size")
+            writer.integer(size)
+            writer.literalKey("thumbnail_hidden")
+            writer.bool(thumbnailHidden)
+            writer.literalKey("url")
+            writer.string(url)
+            writer.endObject()
         }
     }
 
@@ -86,11 +107,12 @@ struct NotificationJSON: Encodable, Hashable {
         dismissedAt = Timestamp.string(row.dismissedAt)
         disposition = row.disposition?.rawValue
         decisionText = row.decisionJSON
-        attachments = row.attachments.map { attachment in
-            AttachmentJSON(
+        for attachment in row.attachments {
+            let json = AttachmentJSON(
                 id: attachment.id, identifier: attachment.identifier, type: attachment.type, size: attachment.size,
                 thumbnailHidden: attachment.thumbnailHidden,
                 url: "/v1/devices/\(row.deviceID)/notifications/\(row.id)/attachments/\(attachment.id)")
+            if attachment.isAvatar { avatar = json } else { attachments.append(json) }
         }
         // The payload passed validation when it was pushed; if it no longer parses, show it bare.
         // A row on its way from a push carries it parsed (no second parse on the stream).
@@ -130,7 +152,7 @@ struct NotificationJSON: Encodable, Hashable {
         case threadID = "thread_id"
         case interruptionLevel = "interruption_level"
         case relevanceScore = "relevance_score"
-        case disposition, decision, attachments
+        case disposition, decision, attachments, avatar
     }
 
     /// Every key is written, absent values as `null`, so clients see one shape.
@@ -160,6 +182,7 @@ struct NotificationJSON: Encodable, Hashable {
         try container.encode(disposition, forKey: .disposition)
         try container.encode(decision, forKey: .decision)
         try container.encode(attachments, forKey: .attachments)
+        try container.encodeIfPresent(avatar, forKey: .avatar)
     }
 
     /// The same JSON as `encode(to:)`, written without `JSONEncoder`: the live streams write one
@@ -215,23 +238,12 @@ struct NotificationJSON: Encodable, Hashable {
         if let decisionText { writer.raw(decisionText) } else { writer.null() }
         writer.literalKey("attachments")
         writer.beginArray()
-        for attachment in attachments {
-            writer.beginObject()
-            writer.literalKey("id")
-            writer.string(attachment.id)
-            writer.literalKey("identifier")
-            writer.string(attachment.identifier)
-            writer.literalKey("type")
-            writer.string(attachment.type)
-            writer.literalKey("size")
-            writer.integer(attachment.size)
-            writer.literalKey("thumbnail_hidden")
-            writer.bool(attachment.thumbnailHidden)
-            writer.literalKey("url")
-            writer.string(attachment.url)
-            writer.endObject()
-        }
+        for attachment in attachments { attachment.write(into: &writer) }
         writer.endArray()
+        if let avatar {
+            writer.literalKey("avatar")
+            avatar.write(into: &writer)
+        }
         writer.endObject()
     }
 

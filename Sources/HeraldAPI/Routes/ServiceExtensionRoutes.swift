@@ -7,7 +7,8 @@ import Hummingbird
 /// - `PUT /v1/admin/apps/{bundle_id}/service-extension` `{"executable", "arguments"?}` (a Swift
 ///   executable built against Herald's UserNotifications, launched by Herald) or `{"url"}` (an
 ///   HTTPS endpoint), with `"timeout_seconds"?` (30), `"memory_limit_mb"?` (128, processes only) and
-///   `"processes"?` (2: how many run at once) → the registration;
+///   `"processes"?` (2: how many run at once) → the registration (a webhook's with its new signing
+///   `secret`, shown once: each request Herald POSTs is signed with it as Standard Webhooks sign);
 /// - `GET …/service-extension` → the registration;
 /// - `DELETE …/service-extension` → 204.
 /// From then on, the app's alert pushes with `mutable-content: 1` go through it (`ServiceExtensionService`).
@@ -43,7 +44,7 @@ struct ServiceExtensionRoutes: Sendable {
             throw APIError.notFound("app_not_found", "There is no app with this bundle id.")
         }
         await dependencies.serviceExtensionsChanged()
-        return JSONBody.response(Self.json(record))
+        return JSONBody.response(Self.json(record, showingSecret: true))
     }
 
     @Sendable func show(_ request: Request, context: APIRequestContext) async throws -> Response {
@@ -81,7 +82,7 @@ struct ServiceExtensionRoutes: Sendable {
                 throw APIError.invalidField("memory_limit_mb", "is for an executable, not a url.")
             }
             try WebhookRoutes.validate(url: url)
-            runner = .webhook(url: url)
+            runner = .webhook(url: url, secret: WebhookRoutes.newSecret())
         case (nil, nil):
             throw APIError.missingField("executable")
         case (.some, .some):
@@ -109,7 +110,8 @@ struct ServiceExtensionRoutes: Sendable {
         return number
     }
 
-    static func json(_ record: ServiceExtensionRecord) -> JSONValue {
+    /// The registration; a webhook's secret only when it was just made (`PUT`), as the app webhooks'.
+    static func json(_ record: ServiceExtensionRecord, showingSecret: Bool = false) -> JSONValue {
         var object: [String: JSONValue] = [
             "bundle_id": .string(record.bundleID),
             "timeout_seconds": .number(Double(record.timeoutMilliseconds) / 1000),
@@ -123,8 +125,9 @@ struct ServiceExtensionRoutes: Sendable {
             object["arguments"] = .strings(arguments)
             object["url"] = .null
             object["memory_limit_mb"] = .number(Double(record.memoryLimitBytes >> 20))
-        case .webhook(let url):
+        case .webhook(let url, let secret):
             object["kind"] = .string("webhook")
+            if showingSecret { object["secret"] = .string(secret) }
             object["executable"] = .null
             object["arguments"] = .array([])
             object["url"] = .string(url)

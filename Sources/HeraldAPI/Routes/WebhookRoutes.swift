@@ -31,14 +31,18 @@ struct WebhookRoutes: Sendable {
 
     static let notFound = APIError.notFound("webhook_not_found", "This app has no webhook.")
 
+    /// A new signing secret as Standard Webhooks write it: `whsec_` and 32 random bytes in base64.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return "whsec_" + Data(key).base64EncodedString()
+    }
+
     @Sendable func setWebhook(_ request: Request, context: APIRequestContext) async throws -> Response {
         let bundleID = try context.parameters.require("bundle_id")
         let url = try Self.webhookURL(try await JSONFields.body(request, context: context))
-        var generator = SystemRandomNumberGenerator()
-        let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let webhook = AppWebhookRecord(
-            bundleID: bundleID, url: url, secret: "whsec_" + Data(key).base64EncodedString(),
-            createdAt: dependencies.now())
+            bundleID: bundleID, url: url, secret: Self.newSecret(), createdAt: dependencies.now())
         do {
             try await store.setAppWebhook(webhook)
         } catch let error as StoreError where error.kind == .notFound {

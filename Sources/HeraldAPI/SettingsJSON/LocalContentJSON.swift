@@ -33,10 +33,13 @@ enum LocalContentJSON {
     static let maximumAttachments = 10
 
     /// An attachment the content names: one the app uploaded (`POST /v1/app/attachments`).
+    /// `isAvatar`: the communication sender's (or group's) image the app gave as bytes or a file
+    /// (`"avatar": true`, at most one per content, an image).
     struct AttachmentReference: Hashable, Sendable {
         var identifier: String
         var attachmentID: String
         var thumbnailHidden: Bool
+        var isAvatar = false
     }
 
     static let levels: KeyValuePairs<String, String> = [
@@ -62,10 +65,12 @@ enum LocalContentJSON {
             ? nil
             : .array(
                 attachments.map {
-                    .object([
+                    var object: [String: JSONValue] = [
                         "id": .string($0.id), "identifier": .string($0.identifier), "type": .string($0.type),
                         "size": .number(Double($0.size)), "thumbnail_hidden": .bool($0.thumbnailHidden),
-                    ])
+                    ]
+                    if $0.isAvatar { object["avatar"] = .bool(true) }
+                    return .object(object)
                 })
         return .object(content)
     }
@@ -181,14 +186,25 @@ enum LocalContentJSON {
             }
             for (index, item) in items.enumerated() {
                 let attachment = try JSONFields(item, path: fields.name("attachments[\(index)]"))
-                try attachment.allowOnly(["identifier", "attachment_id", "id", "type", "size", "thumbnail_hidden"])
+                try attachment.allowOnly([
+                    "identifier", "attachment_id", "id", "type", "size", "thumbnail_hidden", "avatar",
+                ])
                 guard let id = try attachment.string("attachment_id") ?? attachment.string("id") else {
                     throw APIError.missingField(attachment.name("attachment_id"))
                 }
                 references.append(
                     AttachmentReference(
                         identifier: try attachment.string("identifier") ?? "", attachmentID: id,
-                        thumbnailHidden: try attachment.bool("thumbnail_hidden") ?? false))
+                        thumbnailHidden: try attachment.bool("thumbnail_hidden") ?? false,
+                        isAvatar: try attachment.bool("avatar") ?? false))
+            }
+            guard references.filter(\.isAvatar).count <= 1 else {
+                throw APIError.invalidField("attachments", "may name at most one avatar.")
+            }
+            guard references.contains(where: \.isAvatar) == false || content["communication"] != nil else {
+                throw APIError.invalidField(
+                    "attachments",
+                    "names an avatar, which only a communication notification shows (give `communication`).")
             }
         }
         guard

@@ -25,6 +25,12 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// The value as an array when it is one.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
     /// The value as an object when it is one.
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }

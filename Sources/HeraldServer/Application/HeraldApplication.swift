@@ -120,7 +120,11 @@ public final class HeraldApplication: Sendable {
             store: store, retryBase: .milliseconds(Int64(configuration.webhookRetryBase * 1000)), now: wallClock,
             logger: logger)
         let extensions = ServiceExtensionService(
-            store: store, registry: registry, writer: writer, hub: hub, policy: policy.engine, now: now, logger: logger)
+            store: store, registry: registry, writer: writer, hub: hub, policy: policy.engine,
+            attachments: AttachmentKeeper(
+                directory: dataDirectory.attachmentsDirectory, quota: configuration.attachmentQuota, store: store,
+                now: now),
+            now: now, logger: logger)
         self.attachments = AttachmentSweeper(
             store: store, directory: dataDirectory.attachmentsDirectory, now: wallClock, logger: logger)
         self.extensions = extensions

@@ -8,12 +8,20 @@ struct ExtensionAnswer: Sendable {
     enum Result: Sendable {
         /// Content, and the content it was given (`expired`: given only after its time was up).
         case content(JSONValue, original: JSONValue, expired: Bool)
-        /// A payload (a webhook's answer; `expired` as above — a webhook has no second chance).
-        case payload(JSONValue)
+        /// A payload and the files to attach (a webhook's answer — a webhook has no second chance).
+        case payload(JSONValue, files: [File])
         /// Nothing in time, even after `serviceExtensionTimeWillExpire()`.
         case timedOut
         /// It failed (why, in words).
         case failed(String)
+    }
+
+    /// A file a webhook's answer attaches: its bytes, kept as an upload is.
+    struct File: Sendable, Hashable {
+        var identifier: String
+        var data: Data
+        var typeHint: String?
+        var thumbnailHidden: Bool
     }
 
     var result: Result
@@ -47,13 +55,18 @@ actor ExtensionPool {
     private var stopped = false
     private let environment: [String: String]
     /// POSTs a webhook extension's request: the status and body, or nil when no answer came in time.
-    private let post: @Sendable (_ url: String, _ body: Data, _ timeout: Duration) async -> (Int, Data)?
+    private let post:
+        @Sendable (_ url: String, _ body: Data, _ headers: [(String, String)], _ timeout: Duration) async -> (
+            Int, Data
+        )?
     /// Processes started since the pool began (for tests and the benchmark).
     private(set) var started = 0
 
     init(
         record: ServiceExtensionRecord, environment: [String: String],
-        post: @escaping @Sendable (_ url: String, _ body: Data, _ timeout: Duration) async -> (Int, Data)?
+        post:
+            @escaping @Sendable (_ url: String, _ body: Data, _ headers: [(String, String)], _ timeout: Duration) async
+            -> (Int, Data)?
     ) {
         self.record = record
         self.environment = environment
@@ -96,9 +109,9 @@ actor ExtensionPool {
         switch record.runner {
         case .process(let path, let list):
             (executable, arguments) = (path, list)
-        case .webhook(let url):
+        case .webhook(let url, let secret):
             running += 1
-            let result = await Self.call(url, request, record: record, post: post)
+            let result = await Self.call(url, secret: secret, request, record: record, post: post)
             running -= 1
             wakeNext()
             return answer(result)
@@ -174,11 +187,21 @@ actor ExtensionPool {
         }
     }
 
-    /// A webhook extension: the request as JSON, answered within the budget by `{"payload": {…}}` —
-    /// the payload to show (a webhook has no second chance at expiry).
-    private static func call(
-        _ url: String, _ request: ExtensionRequest, record: ServiceExtensionRecord,
-        post: @Sendable (_ url: String, _ body: Data, _ timeout: Duration) async -> (Int, Data)?
+    /// The most bytes a webhook's answer may have: the largest attachment (a 50 MB movie) in base64,
+    /// and the payload.
+    static let maximumWebhookAnswer = 72 << 20
+
+    /// A webhook extension: the request as JSON, signed with the registration's secret as Standard
+    /// Webhooks sign (`webhook-id`: the notification's id; `webhook-timestamp`; `webhook-signature`),
+    /// answered within the budget by `{"payload": {…}, "attachments"?: [{"data": base64,
+    /// "identifier"?, "type"?, "thumbnail_hidden"?}]}` — the payload to show and the files to attach
+    /// (a webhook has no second chance at expiry).
+    static func call(
+        _ url: String, secret: String, _ request: ExtensionRequest, record: ServiceExtensionRecord,
+        post:
+            @Sendable (_ url: String, _ body: Data, _ headers: [(String, String)], _ timeout: Duration) async -> (
+                Int, Data
+            )?
     ) async -> ExtensionAnswer.Result {
         let body = JSONValue.object([
             "type": .string("notification.service_extension"), "id": .string(request.id),
@@ -187,7 +210,16 @@ actor ExtensionPool {
             "payload": request.payload,
         ])
         guard let data = try? JSONEncoder().encode(body) else { return .failed("the request could not be encoded") }
-        guard let (status, answer) = await post(url, data, .milliseconds(record.timeoutMilliseconds)) else {
+        let timestamp = Int(Date().timeIntervalSince1970)
+        let headers = [
+            ("webhook-id", request.id), ("webhook-timestamp", String(timestamp)),
+            (
+                "webhook-signature",
+                WebhookService.signature(
+                    secret: secret, id: request.id, timestamp: timestamp, body: String(decoding: data, as: UTF8.self))
+            ),
+        ]
+        guard let (status, answer) = await post(url, data, headers, .milliseconds(record.timeoutMilliseconds)) else {
             return .timedOut
         }
         guard (200..<300).contains(status) else { return .failed("the webhook answered HTTP \(status)") }
@@ -196,7 +228,59 @@ actor ExtensionPool {
         else {
             return .failed("the webhook's answer is not {\"payload\": {\"aps\": {…}, …}}")
         }
-        return .payload(payload)
+        switch files(object["attachments"]) {
+        case .success(let files): return .payload(payload, files: files)
+        case .failure(let why): return .failed("the webhook's attachments: \(why.message)")
+        }
+    }
+
+    struct Refusal: Error { var message: String }
+
+    /// A webhook answer's `attachments` (absent or null: none).
+    static func files(_ value: JSONValue?) -> Result<[ExtensionAnswer.File], Refusal> {
+        guard let value, value != .null else { return .success([]) }
+        guard let items = value.arrayValue, items.count <= 10 else {
+            return .failure(Refusal(message: "must be an array of at most 10"))
+        }
+        var files: [ExtensionAnswer.File] = []
+        for (index, item) in items.enumerated() {
+            guard let object = item.objectValue,
+                Set(object.keys).isSubset(of: ["identifier", "data", "type", "thumbnail_hidden"])
+            else {
+                return .failure(
+                    Refusal(message: "[\(index)] must be {\"data\", \"identifier\"?, \"type\"?, \"thumbnail_hidden\"?}")
+                )
+            }
+            guard case .string(let text)? = object["data"], let data = Data(base64Encoded: text) else {
+                return .failure(Refusal(message: "[\(index)].data must be the file's bytes in base64"))
+            }
+            var identifier = ""
+            if let given = object["identifier"], given != .null {
+                guard case .string(let text) = given, text.utf8.count <= 256 else {
+                    return .failure(Refusal(message: "[\(index)].identifier must be a string of at most 256 bytes"))
+                }
+                identifier = text
+            }
+            var hint: String?
+            if let given = object["type"], given != .null {
+                guard case .string(let text) = given else {
+                    return .failure(Refusal(message: "[\(index)].type must be a UTI string"))
+                }
+                hint = text
+            }
+            var hidden = false
+            if let given = object["thumbnail_hidden"], given != .null {
+                guard case .bool(let flag) = given else {
+                    return .failure(Refusal(message: "[\(index)].thumbnail_hidden must be a boolean"))
+                }
+                hidden = flag
+            }
+            files.append(
+                ExtensionAnswer.File(
+                    identifier: identifier.isEmpty ? UUID().uuidString : identifier, data: data, typeHint: hint,
+                    thumbnailHidden: hidden))
+        }
+        return .success(files)
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -59,10 +59,15 @@ public final class ServiceExtensionService: Service, Sendable {
     /// For webhook extensions; made in `run` (a client must be shut down).
     private let client = Mutex<HTTPClient?>(nil)
 
+    /// Where a webhook's attached files are kept.
+    private let attachmentKeeper: AttachmentKeeper
+
     init(
         store: any HeraldStore, registry: RegistryService, writer: NotificationWriter, hub: LiveHub,
-        policy: DeliveryPolicyEngine, now: @escaping @Sendable () -> Date, logger: Logger
+        policy: DeliveryPolicyEngine, attachments: AttachmentKeeper, now: @escaping @Sendable () -> Date,
+        logger: Logger
     ) {
+        self.attachmentKeeper = attachments
         self.store = store
         self.registry = registry
         self.writer = writer
@@ -137,19 +142,22 @@ public final class ServiceExtensionService: Service, Sendable {
     }
 
     /// POSTs a webhook extension's request; nil when no answer came within `timeout`.
-    private func post(_ url: String, _ body: Data, _ timeout: Duration) async -> (Int, Data)? {
+    private func post(_ url: String, _ body: Data, _ headers: [(String, String)], _ timeout: Duration) async -> (
+        Int, Data
+    )? {
         guard let http = client.withLock({ $0 }) else { return (503, Data()) }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: "user-agent", value: "Herald")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(data: body))
         do {
             let response = try await http.execute(
                 request,
                 timeout: .nanoseconds(
                     Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
-            let answer = try await response.body.collect(upTo: 64 << 10)
+            let answer = try await response.body.collect(upTo: ExtensionPool.maximumWebhookAnswer)
             return (Int(response.status.code), Data(answer.readableBytesView))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             return nil
@@ -200,8 +208,9 @@ public final class ServiceExtensionService: Service, Sendable {
                 environment[name] = ProcessInfo.processInfo.environment[name]
             }
             environment["HERALD_BUNDLE_ID"] = record.bundleID
-            let pool = ExtensionPool(record: record, environment: environment) { [weak self] url, body, timeout in
-                await self?.post(url, body, timeout) ?? (503, Data())
+            let pool = ExtensionPool(record: record, environment: environment) {
+                [weak self] url, body, headers, timeout in
+                await self?.post(url, body, headers, timeout) ?? (503, Data())
             }
             pools[record.bundleID] = pool
             return pool
@@ -235,15 +244,28 @@ public final class ServiceExtensionService: Service, Sendable {
                 receivedAt: job.receivedAt, apiURL: apiURL.withLock { $0 },
                 credential: await credential(deviceID: job.deviceID, bundleID: job.bundleID))
             let answer = await pool(for: record).run(request)
-            let merged: ExtensionContent.Merged?
-            (payload, ref, merged) = Self.outcome(answer, original: original, budget: record.timeoutMilliseconds)
-            if let merged, merged.hasAttachments {
+            let made = Self.outcome(answer, original: original, budget: record.timeoutMilliseconds)
+            (payload, ref) = (made.payload, made.ref)
+            if made.merged?.hasAttachments == true || !made.files.isEmpty {
                 do {
-                    attachments = try await merged.resolveAttachments(
-                        bundleID: job.bundleID, deviceID: job.deviceID, store: store)
+                    if let merged = made.merged {
+                        attachments = try await merged.resolveAttachments(
+                            bundleID: job.bundleID, deviceID: job.deviceID, store: store)
+                    }
+                    for file in made.files {
+                        let record = try await attachmentKeeper.keep(
+                            file.data, identifier: file.identifier, typeHint: file.typeHint, bundleID: job.bundleID,
+                            deviceID: job.deviceID)
+                        attachments.append(
+                            NotificationAttachment(
+                                id: record.id, identifier: record.identifier, type: record.type, size: record.size,
+                                thumbnailHidden: file.thumbnailHidden))
+                    }
                     try await store.linkAttachments(ids: attachments.map(\.id), at: now())
                 } catch {
-                    // The content is shown without them; the decision says why.
+                    // The content is shown without them; the decision says why. Files kept before
+                    // the failure are unlinked: the sweeper frees them.
+                    attachments = []
                     ref.error = "its attachments were not kept: \(error)"
                 }
             }
@@ -261,9 +283,16 @@ public final class ServiceExtensionService: Service, Sendable {
     }
 
     /// The payload to show and what to record, from the extension's answer.
-    static func outcome(_ answer: ExtensionAnswer, original: JSONValue, budget: Int) -> (
-        JSONValue, DecisionRecord.ServiceExtensionRef, ExtensionContent.Merged?
-    ) {
+    struct Outcome {
+        var payload: JSONValue
+        var ref: DecisionRecord.ServiceExtensionRef
+        /// A process extension's content, merged into the payload (its attachments to resolve).
+        var merged: ExtensionContent.Merged?
+        /// A webhook's files to attach.
+        var files: [ExtensionAnswer.File] = []
+    }
+
+    static func outcome(_ answer: ExtensionAnswer, original: JSONValue, budget: Int) -> Outcome {
         func ref(_ outcome: DecisionRecord.ServiceExtensionRef.Outcome, _ error: String? = nil)
             -> DecisionRecord.ServiceExtensionRef
         {
@@ -273,6 +302,7 @@ public final class ServiceExtensionService: Service, Sendable {
         let shown: JSONValue
         let outcome: DecisionRecord.ServiceExtensionRef.Outcome
         var merged: ExtensionContent.Merged?
+        var files: [ExtensionAnswer.File] = []
         switch answer.result {
         case .content(let content, let before, let expired):
             do {
@@ -281,29 +311,31 @@ public final class ServiceExtensionService: Service, Sendable {
                 merged = result
                 outcome = expired ? .bestAttempt : (result.changed ? .modified : .unchanged)
             } catch {
-                return (original, ref(.failed, "its content is not valid: \(error.description)"), nil)
+                return Outcome(payload: original, ref: ref(.failed, "its content is not valid: \(error.description)"))
             }
-        case .payload(let payload):
+        case .payload(let payload, let given):
             shown = payload
-            outcome = payload == original ? .unchanged : .modified
+            files = given
+            outcome = payload == original && given.isEmpty ? .unchanged : .modified
         case .timedOut:
-            return (original, ref(.timedOut), nil)
+            return Outcome(payload: original, ref: ref(.timedOut))
         case .failed(let why):
-            return (original, ref(.failed, why), nil)
+            return Outcome(payload: original, ref: ref(.failed, why))
         }
         let bytes = (try? JSONEncoder().encode(shown)) ?? Data()
         guard bytes.count <= ExtensionContent.maximumPayloadBytes else {
             let limit = ExtensionContent.maximumPayloadBytes
-            return (
-                original, ref(.failed, "its content makes a payload of \(bytes.count) bytes, over \(limit)"), nil
-            )
+            return Outcome(
+                payload: original,
+                ref: ref(.failed, "its content makes a payload of \(bytes.count) bytes, over \(limit)"))
         }
         if case .failure(let error) = Result(catching: { () throws(PayloadError) in
             try NotificationPayload(json: bytes, requiresAPS: true)
         }) {
-            return (original, ref(.failed, "its content makes a payload APNs would refuse: \(error.message)"), nil)
+            return Outcome(
+                payload: original, ref: ref(.failed, "its content makes a payload APNs would refuse: \(error.message)"))
         }
-        return (shown, ref(outcome), merged)
+        return Outcome(payload: shown, ref: ref(outcome), merged: merged, files: files)
     }
 
     /// Decides and stores the notification, then forgets the job; a store that fails (a full disk)

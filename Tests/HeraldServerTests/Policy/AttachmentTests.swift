@@ -149,4 +149,65 @@ struct AttachmentTests {
         #expect(refused.status == 400 && refused.code == "attachment_not_in_data_store")
         try await herald.stop()
     }
+
+    @Test("a communication avatar given as bytes is kept and served to the owner and the app, but is not an attachment")
+    func avatar() async throws {
+        let herald = try await PolicyHerald.start()
+        let credential = try await Self.credential(herald)
+        let uploaded = try await Self.upload(herald, Self.png, credential: credential)
+        let id = try #require((uploaded.json["attachment"] as? [String: Any])?["id"] as? String)
+        let communication: [String: Any] = [
+            "kind": "message",
+            "sender": ["handle": "ana@example.com", "handle_type": "email", "display_name": "Ana"],
+        ]
+        func request(_ attachments: [[String: Any]], communication: [String: Any]? = communication) throws -> Data {
+            var content: [String: Any] = ["title": "Ana", "body": "Hi", "attachments": attachments]
+            content["communication"] = communication
+            return try JSONSerialization.data(withJSONObject: ["identifier": "m", "content": content])
+        }
+        let added = try await Self.call(
+            herald, "POST", "/v1/app/requests", token: credential,
+            body: try request([["attachment_id": id, "identifier": "avatar", "avatar": true]]))
+        #expect(added.status == 201)
+        let notification = try #require(
+            (added.json["notification"] as? [String: Any])?["notification"] as? [String: Any])
+        #expect((notification["attachments"] as? [Any])?.isEmpty == true)
+        let avatar = try #require(notification["avatar"] as? [String: Any])
+        #expect(avatar["id"] as? String == id && avatar["type"] as? String == "public.png")
+        let url = try #require(avatar["url"] as? String)
+        let served = try await Self.call(herald, "GET", url, token: herald.demo.userToken)
+        #expect(served.status == 200 && served.data == Data(Self.png))
+        // The app reads its own notification's files with its credential; a user token is not one.
+        let notificationID = try #require(notification["id"] as? String)
+        let appURL = "/v1/app/notifications/\(notificationID)/attachments/\(id)"
+        let byApp = try await Self.call(herald, "GET", appURL, token: credential)
+        #expect(byApp.status == 200 && byApp.data == Data(Self.png))
+        #expect(try await Self.call(herald, "GET", appURL, token: herald.demo.userToken).status == 401)
+        #expect(
+            try await Self.call(herald, "GET", "/v1/app/notifications/nope/attachments/\(id)", token: credential).status
+                == 404)
+        // Stored with the flag: kept while shown.
+        let row = try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: notificationID))
+        #expect(row.attachments.map(\.isAvatar) == [true])
+        #expect(try await herald.application.attachments.sweep().isEmpty)
+
+        // Refused: an avatar that is not an image, two avatars, an avatar without a communication.
+        let video: [UInt8] = [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array(repeating: 1, count: 64)
+        let clip = try #require(
+            (try await Self.upload(herald, video, credential: credential).json["attachment"] as? [String: Any])?["id"]
+                as? String)
+        let notImage = try await Self.call(
+            herald, "POST", "/v1/app/requests", token: credential,
+            body: try request([["attachment_id": clip, "avatar": true]]))
+        #expect(notImage.status == 400 && notImage.code == "attachment_unrecognized_type")
+        let twice = try await Self.call(
+            herald, "POST", "/v1/app/requests", token: credential,
+            body: try request([["attachment_id": id, "avatar": true], ["attachment_id": id, "avatar": true]]))
+        #expect(twice.status == 400 && twice.code == "invalid_field")
+        let alone = try await Self.call(
+            herald, "POST", "/v1/app/requests", token: credential,
+            body: try request([["attachment_id": id, "avatar": true]], communication: nil))
+        #expect(alone.status == 400 && alone.code == "invalid_field")
+        try await herald.stop()
+    }
 }
