@@ -88,11 +88,15 @@ public class NotificationService: UNNotificationServiceExtension {
     }
 
     /// The seed's `INSendMessageIntent(…)`, from the push's "sender" (handle, name, avatar URL),
-    /// "group" and "conversation".
+    /// "group" and "conversation". The avatar is downloaded and given as bytes, as an extension does
+    /// for an image on its server (its URL as it is when the download fails).
     static func messageIntent(_ userInfo: [AnyHashable: Any]) -> INSendMessageIntent {
         let sender = userInfo["sender"] as? [String: Any] ?? [:]
         let handle = INPersonHandle(value: sender["handle"] as? String, type: .emailAddress)
-        let avatar = (sender["avatar"] as? String).flatMap(URL.init(string:)).flatMap { INImage(url: $0) }
+        let avatarURL = (sender["avatar"] as? String).flatMap(URL.init(string:))
+        let avatar =
+            avatarURL.flatMap { try? Data(contentsOf: $0) }.map { INImage(imageData: $0) }
+            ?? avatarURL.flatMap { INImage(url: $0) }
         let person1 = INPerson(
             personHandle: handle, nameComponents: nil, displayName: sender["name"] as? String, image: avatar,
             contactIdentifier: nil, customIdentifier: nil)

@@ -36,6 +36,9 @@ extension ServiceExtensionTests {
                 try await Task.sleep(for: .seconds(30))
                 return Response(status: .ok)
             }
+            router.get("/ana.png") { _, _ -> Response in
+                Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: ServiceExtensionTests.avatar)))
+            }
             router.get("/video.mp4") { _, _ -> Response in
                 Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: ServiceExtensionTests.video)))
             }
@@ -88,6 +91,9 @@ extension ServiceExtensionTests {
             _ = try? await task.value
         }
     }
+
+    /// A PNG's signature and some bytes: Ana's avatar.
+    static let avatar: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 5, count: 500)
 
     /// The start of an MPEG-4 file (an `ftyp` box, brand `isom`) and some bytes.
     static let video: [UInt8] =

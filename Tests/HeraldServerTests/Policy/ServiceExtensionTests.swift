@@ -144,9 +144,10 @@ struct ServiceExtensionTests {
     }
 
     @Test(
-        "WWDC21 10091: the extension's message intent shows the sender and group, is donated, and breaks through a Focus that allows the sender"
+        "WWDC21 10091: the extension's message intent shows the sender, group and avatar, is donated, and breaks through a Focus that allows the sender"
     )
     func communication() async throws {
+        let peer = try await Peer()
         let herald = try await PolicyHerald.start()
         let userID = try await herald.userID()
         let work = FocusMode(
@@ -162,7 +163,7 @@ struct ServiceExtensionTests {
             herald,
             #"""
             {"aps":{"alert":{"body":"On my way"},"mutable-content":1},"type":"message",
-             "sender":{"handle":"Ana@Example.com","name":"Ana","avatar":"https://example.com/ana.png"},
+             "sender":{"handle":"Ana@Example.com","name":"Ana","avatar":"http://127.0.0.1:\#(peer.port)/ana.png"},
              "group":"Lunch crew","conversation":"lunch-1"}
             """#, client: client)
         let plain = try await Self.push(herald, #"{"aps":{"alert":{"title":"Sale","body":"50% off"}}}"#, client: client)
@@ -171,8 +172,15 @@ struct ServiceExtensionTests {
         #expect(row.decision?.decision.reasons.contains(.focusAllowedPerson) == true)
         #expect(row.decision?.display == NotificationDisplay(title: "Ana", subtitle: "Lunch crew", body: "On my way"))
         #expect(row.decision?.context.sender?.name == "Ana")
+        // The avatar the extension downloaded is kept as Herald's file, shown as the avatar (not as
+        // an attachment) and served to the device's owner.
         let communication = json(try JSONParser.parse(Array(row.payload.utf8)), "communication")
-        #expect(json(communication, "sender", "avatar") == .string("https://example.com/ana.png"))
+        #expect(json(communication, "sender", "avatar") == nil)
+        let avatar = try #require(row.attachments.first)
+        #expect(row.attachments.count == 1 && avatar.isAvatar && avatar.type == "public.png")
+        let served = try await ServiceExtensionWebhookTests.fetch(
+            herald, "/v1/devices/\(herald.demo.deviceID)/notifications/\(message)/attachments/\(avatar.id)")
+        #expect(served.0 == 200 && served.1 == Data(Self.avatar))
         #expect(
             try #require(try await herald.store.notification(deviceID: herald.demo.deviceID, id: plain)).disposition
                 == .heldForFocus)
@@ -186,6 +194,7 @@ struct ServiceExtensionTests {
         #expect(donations.map(\.direction) == [.incoming] && donations.map(\.kind) == [.message])
         try await client.shutdown()
         try await herald.stop()
+        await peer.stop()
     }
 
     @Test("what goes wrong shows the push as sent: a crash, a hang past its time, too much memory")
