@@ -151,6 +151,9 @@ struct ServeBanner: Sendable {
             let http = runtime.apnsTLSURL.isEmpty ? "--http2-prior-knowledge" : "--http2 --cacert '\(caPath)'"
             lines += [
                 "",
+                "Open the demo device's notification center (signs in with the demo user's token):",
+                "  \(runtime.apiURL)/app/#token=\(demo.userToken)&device=\(demo.deviceID)",
+                "",
                 "Push to the demo device (the JWT is valid for an hour):",
                 "  curl \(http) -H 'apns-topic: \(demo.topic)' -H 'apns-push-type: alert' \\",
                 "    -H 'authorization: bearer \(providerToken)' \\",

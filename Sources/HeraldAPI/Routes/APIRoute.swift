@@ -52,5 +52,6 @@ public func makeAPIRouter(_ dependencies: APIDependencies) -> Router<APIRequestC
             try await route.handler(request, context)
         }
     }
+    WebAppRoutes.add(to: router, logger: dependencies.logger)
     return router
 }

@@ -1,0 +1,449 @@
+// Herald's web notification center: one device of the signed-in user, as a phone shows it — the
+// Lock Screen, banners for what alerts, Notification Center's stacks per app and thread — kept live
+// by the device's stream (Server-Sent Events), with the device's controls beside it. Plain ES
+// modules and the JSON API only: no build step, nothing fetched from outside Herald.
+
+const $ = (id) => document.getElementById(id);
+
+// ---- Session -------------------------------------------------------------------------------------
+
+/** The token and device: from the link's fragment (`#token=…&device=…`, then removed from the
+ *  address bar), else from this tab's session storage. */
+function readSession() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("token") && fragment.get("device")) {
+    sessionStorage.setItem("herald.token", fragment.get("token"));
+    sessionStorage.setItem("herald.device", fragment.get("device"));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const token = sessionStorage.getItem("herald.token");
+  const device = sessionStorage.getItem("herald.device");
+  return token && device ? { token, device } : null;
+}
+
+class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** A JSON API call with the session's token; throws APIError with the server's message. */
+async function api(session, method, path, body) {
+  const init = { method, headers: { Authorization: `Bearer ${session.token}` } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = (json && json.error) || {};
+    throw new APIError(response.status, error.code || `http_${response.status}`, error.message || `HTTP ${response.status}`);
+  }
+  return json;
+}
+
+// ---- State ---------------------------------------------------------------------------------------
+
+const state = {
+  session: null,
+  notifications: new Map(), // id → notification JSON, latest
+  deviceState: null,
+  focus: null, // GET /v1/me/focus
+  focusModes: [],
+  expanded: new Set(), // stack keys shown whole
+  cursor: null,
+  source: null,
+};
+
+/** What Notification Center lists: delivered (alerted or listed silently), not dismissed. */
+function isListed(n) {
+  if (n.dismissed_at) return false;
+  return n.disposition === "alerted" || n.disposition === "listedSilently";
+}
+
+function shown(n) {
+  return n.display || n.alert || {};
+}
+
+// ---- Rendering -----------------------------------------------------------------------------------
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function appName(bundleID) {
+  const last = bundleID.split(".").pop() || bundleID;
+  return last.charAt(0).toUpperCase() + last.slice(1);
+}
+
+function appIcon(bundleID) {
+  // A generated default: the app's initial on a colour from its bundle id.
+  let hash = 0;
+  for (const c of bundleID) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  const icon = element("span", "app-icon", appName(bundleID).charAt(0));
+  icon.style.background = `hsl(${hash % 360} 55% 45%)`;
+  icon.setAttribute("aria-hidden", "true");
+  return icon;
+}
+
+function fileURL(url) {
+  return `${url}${url.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(state.session.token)}`;
+}
+
+function timeText(iso) {
+  const date = new Date(iso);
+  const seconds = (Date.now() - date.getTime()) / 1000;
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/** One notification as a card: app, time, level mark, avatar, title/subtitle/body, attachments. */
+function card(n, { inBanner = false } = {}) {
+  const d = n.decision || {};
+  const level = d.effective_level || n.interruption_level || "active";
+  const node = element("article", `notification level-${level}`);
+  node.dataset.id = n.id;
+  node.dataset.level = level;
+  node.dataset.disposition = n.disposition || "";
+  const head = element("div", "notification-head");
+  head.append(appIcon(n.bundle_id), element("span", "app-name", appName(n.bundle_id)));
+  if (level === "time-sensitive") head.append(element("span", "level-mark", "Time Sensitive"));
+  if (level === "critical") head.append(element("span", "level-mark critical", "Critical"));
+  head.append(element("time", "when", timeText(n.received_at)));
+  node.append(head);
+
+  const body = element("div", "notification-body");
+  if (n.avatar) {
+    const avatar = element("img", "avatar");
+    avatar.alt = "";
+    avatar.src = fileURL(n.avatar.url);
+    body.append(avatar);
+  } else if (d.context && d.context.sender) {
+    body.append(element("span", "avatar initials", (d.context.sender.name || "?").charAt(0)));
+  }
+  const text = element("div", "text");
+  const display = shown(n);
+  if (display.title) text.append(element("div", "title", display.title));
+  if (display.subtitle) text.append(element("div", "subtitle", display.subtitle));
+  if (display.body) text.append(element("div", "body", display.body));
+  body.append(text);
+  node.append(body);
+
+  if (!inBanner && !(d.preview && d.preview.hidden)) {
+    for (const a of n.attachments || []) node.append(attachment(a));
+  }
+  if (!inBanner) {
+    const tools = element("div", "notification-tools");
+    const why = element("button", "why", "Why?");
+    why.type = "button";
+    why.addEventListener("click", () => explain(n));
+    const dismiss = element("button", "dismiss", "Dismiss");
+    dismiss.type = "button";
+    dismiss.addEventListener("click", () => dismissOne(n));
+    tools.append(why, dismiss);
+    node.append(tools);
+  }
+  return node;
+}
+
+function attachment(a) {
+  const src = fileURL(a.url);
+  if (a.type.startsWith("public.jpeg") || a.type === "public.png" || a.type === "com.compuserve.gif") {
+    const img = element("img", "attachment");
+    img.alt = a.identifier;
+    img.src = src;
+    return img;
+  }
+  const audio = ["public.aiff-audio", "com.microsoft.waveform-audio", "public.mp3", "public.mpeg-4-audio"];
+  const media = element(audio.includes(a.type) ? "audio" : "video", "attachment");
+  media.controls = true;
+  media.preload = "none";
+  media.src = src;
+  return media;
+}
+
+/** Notification Center: stacks per app, then per thread, newest first; a stack shows its newest
+ *  with "N more notifications" until expanded. */
+function renderCenter() {
+  const center = $("center");
+  center.replaceChildren();
+  const listed = [...state.notifications.values()].filter(isListed);
+  listed.sort((a, b) => (a.received_at < b.received_at ? 1 : -1));
+  const stacks = new Map();
+  for (const n of listed) {
+    const key = `${n.bundle_id}\u0000${n.thread_id || ""}`;
+    if (!stacks.has(key)) stacks.set(key, []);
+    stacks.get(key).push(n);
+  }
+  for (const [key, items] of stacks) {
+    const stack = element("section", "stack");
+    stack.dataset.app = items[0].bundle_id;
+    stack.dataset.thread = items[0].thread_id || "";
+    const open = state.expanded.has(key) || items.length === 1;
+    for (const n of open ? items : items.slice(0, 1)) stack.append(card(n));
+    if (items.length > 1) {
+      const more = element(
+        "button",
+        "stack-toggle",
+        open ? "Show less" : `${items.length - 1} more notification${items.length > 2 ? "s" : ""}`,
+      );
+      more.type = "button";
+      more.addEventListener("click", () => {
+        if (state.expanded.has(key)) state.expanded.delete(key);
+        else state.expanded.add(key);
+        renderCenter();
+      });
+      stack.append(more);
+    }
+    center.append(stack);
+  }
+  $("center-empty").hidden = listed.length > 0;
+}
+
+function renderDevice() {
+  const locked = state.deviceState ? state.deviceState.locked : true;
+  $("phone").dataset.locked = String(locked);
+  $("lock-toggle").textContent = locked ? "Unlock" : "Lock";
+  const active = state.focus && state.focus.active;
+  for (const id of ["status-focus", "lock-focus"]) {
+    $(id).hidden = !active;
+    $(id).textContent = active ? active.name : "";
+  }
+  $("focus-sentence").textContent = state.focus ? state.focus.reason : "";
+  const list = $("focus-modes");
+  list.replaceChildren();
+  for (const mode of state.focusModes) {
+    const item = element("li", mode.active ? "focus-mode active" : "focus-mode");
+    item.dataset.focus = mode.id;
+    const button = element("button", "focus-toggle", mode.active ? `${mode.name}: on` : `${mode.name}: off`);
+    button.type = "button";
+    button.setAttribute("aria-pressed", String(mode.active));
+    button.addEventListener("click", () => toggleFocus(mode));
+    item.append(button);
+    list.append(item);
+  }
+}
+
+function tick() {
+  const now = new Date();
+  $("status-time").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  $("lock-clock").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  $("lock-date").textContent = now.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
+}
+
+// ---- Banners and sound ---------------------------------------------------------------------------
+
+/** A banner for what alerts: `banner` leaves after a few seconds, `alert` stays until dismissed. */
+function showBanner(n) {
+  const d = n.decision;
+  const banner = card(n, { inBanner: true });
+  banner.classList.add("banner", `banner-${d.banner}`);
+  banner.setAttribute("role", "status");
+  banner.addEventListener("click", () => banner.remove());
+  $("banners").prepend(banner);
+  if (d.banner === "banner") setTimeout(() => banner.remove(), 6000);
+  if (d.sound && d.sound.plays) playSound(d.sound);
+}
+
+let audio = null;
+function playSound(sound) {
+  const silent = state.deviceState && state.deviceState.ringer_silent;
+  if (silent && !sound.bypasses_ringer) return;
+  try {
+    audio = audio || new AudioContext();
+    const oscillator = audio.createOscillator();
+    const gain = audio.createGain();
+    gain.gain.value = sound.volume ?? 0.2;
+    oscillator.frequency.value = sound.bypasses_ringer ? 1320 : 880;
+    oscillator.connect(gain).connect(audio.destination);
+    oscillator.start();
+    oscillator.stop(audio.currentTime + 0.25);
+  } catch {
+    // No audio output (or not allowed yet): the banner still shows.
+  }
+}
+
+// ---- Actions -------------------------------------------------------------------------------------
+
+function reportError(error) {
+  $("control-error").textContent = error.message;
+}
+
+async function explain(n) {
+  try {
+    const why = await api(
+      state.session,
+      "GET",
+      `/v1/notifications/${encodeURIComponent(n.id)}/decision?device_id=${encodeURIComponent(state.session.device)}`,
+    );
+    $("why-summary").textContent = why.summary || "";
+    const list = $("why-reasons");
+    list.replaceChildren(...(why.reasons || []).map((r) => {
+      const item = element("li", "reason", r.sentence);
+      item.dataset.code = r.code;
+      return item;
+    }));
+    $("why").showModal();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+async function dismissOne(n) {
+  try {
+    const path = `/v1/devices/${encodeURIComponent(state.session.device)}/notifications/${encodeURIComponent(n.id)}/dismiss`;
+    await api(state.session, "POST", path);
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+async function clearAll() {
+  for (const n of [...state.notifications.values()].filter(isListed)) await dismissOne(n);
+}
+
+async function toggleFocus(mode) {
+  try {
+    await api(state.session, "POST", `/v1/me/focus-modes/${encodeURIComponent(mode.id)}/${mode.active ? "off" : "on"}`);
+    await loadFocus();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+async function toggleLock() {
+  try {
+    const locked = !(state.deviceState ? state.deviceState.locked : true);
+    state.deviceState = await api(
+      state.session, "PUT", `/v1/devices/${encodeURIComponent(state.session.device)}/state`, { locked });
+    renderDevice();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+// ---- Loading and the live stream -----------------------------------------------------------------
+
+async function loadFocus() {
+  const [focus, modes] = await Promise.all([
+    api(state.session, "GET", "/v1/me/focus"),
+    api(state.session, "GET", "/v1/me/focus-modes"),
+  ]);
+  state.focus = focus;
+  state.focusModes = modes.focus_modes || [];
+  renderDevice();
+}
+
+async function loadAll() {
+  const device = encodeURIComponent(state.session.device);
+  state.deviceState = await api(state.session, "GET", `/v1/devices/${device}/state`);
+  let since = "0";
+  for (;;) {
+    const page = await api(state.session, "GET", `/v1/devices/${device}/notifications?since=${since}&limit=500`);
+    for (const n of page.notifications) state.notifications.set(n.id, n);
+    since = page.cursor;
+    if (page.notifications.length < 500) break;
+  }
+  state.cursor = since;
+  await loadFocus();
+  renderCenter();
+}
+
+function connect() {
+  const device = encodeURIComponent(state.session.device);
+  const url = `/v1/devices/${device}/stream?access_token=${encodeURIComponent(state.session.token)}&cursor=${encodeURIComponent(state.cursor)}`;
+  const source = new EventSource(url);
+  state.source = source;
+  source.addEventListener("open", () => { $("status-connection").dataset.live = "true"; });
+  source.addEventListener("error", () => { $("status-connection").dataset.live = "false"; });
+  source.addEventListener("notification", (event) => {
+    const n = JSON.parse(event.data);
+    const before = state.notifications.get(n.id);
+    state.notifications.set(n.id, n);
+    // A banner only when it first alerts (a held one released quietly is listed silently).
+    const alertsNow = n.disposition === "alerted" && !n.dismissed_at && n.decision && n.decision.banner !== "none";
+    if (alertsNow && (!before || before.disposition !== "alerted")) showBanner(n);
+    renderCenter();
+  });
+  source.addEventListener("removed", (event) => {
+    const n = JSON.parse(event.data);
+    state.notifications.delete(n.id);
+    renderCenter();
+  });
+  source.addEventListener("summary", (event) => {
+    const summary = JSON.parse(event.data);
+    for (const app of summary.apps || []) {
+      for (const item of app.notifications || []) state.notifications.set(item.notification.id, item.notification);
+    }
+    renderSummary(summary);
+    renderCenter();
+  });
+  source.addEventListener("state", (event) => {
+    state.deviceState = JSON.parse(event.data);
+    renderDevice();
+    loadFocus().catch(reportError);
+  });
+}
+
+/** The Scheduled Summary's card: its featured notifications first, then how many more per app. */
+function renderSummary(summary) {
+  const cardNode = $("summary-card");
+  cardNode.replaceChildren(element("h3", null, "Your Summary"));
+  for (const app of summary.apps || []) {
+    for (const item of (app.notifications || []).filter((x) => x.featured)) {
+      const line = element("div", "featured", shown(item.notification).title || shown(item.notification).body || "");
+      line.dataset.id = item.notification.id;
+      cardNode.append(line);
+    }
+    const rest = (app.notifications || []).filter((x) => !x.featured).length;
+    if (rest > 0) cardNode.append(element("div", "summary-more", `${appName(app.bundle_id)}: ${rest} more`));
+  }
+  cardNode.hidden = false;
+}
+
+// ---- Start ---------------------------------------------------------------------------------------
+
+async function start() {
+  state.session = readSession();
+  $("sign-in-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sessionStorage.setItem("herald.token", $("sign-in-token").value.trim());
+    sessionStorage.setItem("herald.device", $("sign-in-device").value.trim());
+    location.reload();
+  });
+  $("sign-out").addEventListener("click", () => {
+    sessionStorage.clear();
+    location.reload();
+  });
+  $("lock-toggle").addEventListener("click", toggleLock);
+  $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
+  if (!state.session) {
+    $("sign-in").hidden = false;
+    return;
+  }
+  try {
+    await loadAll();
+  } catch (error) {
+    sessionStorage.clear();
+    $("sign-in").hidden = false;
+    $("sign-in-error").textContent = `Could not open the device: ${error.message}`;
+    return;
+  }
+  $("device-name").textContent = state.session.device;
+  $("device").hidden = false;
+  tick();
+  setInterval(tick, 1000);
+  setInterval(renderCenter, 60000); // the "m ago" times
+  connect();
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,168 @@
+"""The web notification center in Debian's Chromium (headless, driven by Selenium with Debian's
+chromium-driver): a person opens the sign-in link `herald serve` prints, pushes arrive as banners
+styled by their level, Focus holds a push and releases it quietly, "Why?" shows the decision's
+reasons. One browser for the module (the slow part); each flow saves a screenshot the run keeps
+(`.build/screenshots/`, or `$HERALD_SCREENSHOTS`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ec
+from selenium.webdriver.support.ui import WebDriverWait
+
+from herald_support import wait_until
+
+SCREENSHOTS = Path(os.environ.get("HERALD_SCREENSHOTS", Path(__file__).resolve().parents[2] / ".build" / "screenshots"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    options = Options()
+    options.binary_location = chromium
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1200,1000",
+                 "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+def shot(browser, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    browser.save_screenshot(str(path))
+    return path
+
+
+def console_errors(browser) -> list[str]:
+    errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        print("\n".join(errors))
+    return errors
+
+
+def wait(browser, condition, timeout: float = 15):
+    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(condition)
+
+
+def open_device(browser, herald, device):
+    # From a blank page: a link that differs from the page shown only in its fragment would not load.
+    browser.get("about:blank")
+    browser.get(f"{herald.api_url}/app/#token={device.user_token}&device={device.device_id}")
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    # The token left the address bar; the live connection is open.
+    assert "token=" not in browser.current_url
+    wait(browser, lambda d: d.find_element(By.ID, "status-connection").get_attribute("data-live") == "true")
+
+
+@pytest.fixture
+def app_device(herald):
+    app = herald.new_app(herald.demo["team_id"])
+    return app, herald.new_device(app)
+
+
+def test_the_sign_in_link_opens_the_device_and_a_push_arrives_as_a_banner_of_its_level(herald, h2, browser, app_device):
+    app, device = app_device
+    # Without a session the page asks for a token.
+    browser.get(f"{herald.api_url}/")
+    wait(browser, ec.visibility_of_element_located((By.ID, "sign-in")))
+    assert browser.current_url.endswith("/app/")
+
+    open_device(browser, herald, device)
+    assert browser.find_element(By.ID, "phone").get_attribute("data-locked") == "true"
+    assert browser.find_element(By.ID, "center-empty").is_displayed()
+    browser.find_element(By.ID, "lock-toggle").click()
+    wait(browser, lambda d: d.find_element(By.ID, "phone").get_attribute("data-locked") == "false")
+    state = herald.api("GET", f"/v1/devices/{device.device_id}/state", token=device.user_token).json()
+    assert state["locked"] is False
+
+    headers = herald.headers(topic=app)
+    st = h2.push(device.device_token, headers, {"aps": {"alert": {"title": "Gate B12", "body": "Boarding now"},
+                                                        "interruption-level": "time-sensitive", "sound": "default"}})
+    assert st.status == 200, st
+    banner = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#banners .banner")))
+    assert "level-time-sensitive" in banner.get_attribute("class")
+    assert "Gate B12" in banner.text and "time sensitive" in banner.text.lower()
+    listed = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+    assert listed.get_attribute("data-level") == "time-sensitive" and "Boarding now" in listed.text
+    shot(browser, "banner-time-sensitive")
+
+    # A passive push is listed but never a banner.
+    st = h2.push(device.device_token, headers, {"aps": {"alert": {"title": "New episode", "body": "Out now"},
+                                                        "interruption-level": "passive"}})
+    assert st.status == 200, st
+    # One app, no thread: one stack, the newest on top and "1 more notification" until expanded.
+    toggle = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .stack .stack-toggle")))
+    assert toggle.text == "1 more notification"
+    [top] = browser.find_elements(By.CSS_SELECTOR, "#center .notification")
+    assert "New episode" in top.text and top.get_attribute("data-level") == "passive"
+    banners = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#banners .banner")]
+    assert not any("New episode" in b for b in banners), banners
+    toggle.click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#center .notification")) == 2)
+    shot(browser, "stack-expanded")
+    assert console_errors(browser) == []
+
+
+def test_focus_holds_a_push_and_releases_it_quietly(herald, h2, browser, app_device):
+    app, device = app_device
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, herald, device)
+    focus = browser.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="do_not_disturb"] button')
+    focus.click()
+    wait(browser, lambda d: d.find_element(By.ID, "status-focus").is_displayed())
+    assert "Do Not Disturb" in browser.find_element(By.ID, "status-focus").text
+
+    st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": "Sale", "body": "50% off"}}})
+    assert st.status == 200, st
+    held = wait_until(lambda: [n for n in herald.all_notifications(device) if n["disposition"] == "heldForFocus"],
+                      timeout=10, what="the push held for the Focus")
+    time.sleep(0.5)
+    assert browser.find_elements(By.CSS_SELECTOR, "#center .notification") == []
+    shot(browser, "focus-on-held")
+
+    browser.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="do_not_disturb"] button').click()
+    listed = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+    assert listed.get_attribute("data-id") == held[0]["id"]
+    assert listed.get_attribute("data-disposition") == "listedSilently"
+    # Released quietly: no banner.
+    assert browser.find_elements(By.CSS_SELECTOR, "#banners .banner") == []
+    assert not browser.find_element(By.ID, "status-focus").is_displayed()
+    shot(browser, "focus-off-released")
+    assert console_errors(browser) == []
+
+
+def test_why_shows_the_decisions_reasons(herald, h2, browser, app_device):
+    app, device = app_device
+    open_device(browser, herald, device)
+    st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": "Hi", "body": "There"}}})
+    assert st.status == 200, st
+    card = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+    card.find_element(By.CSS_SELECTOR, "button.why").click()
+    dialog = wait(browser, ec.visibility_of_element_located((By.ID, "why")))
+    reasons = dialog.find_elements(By.CSS_SELECTOR, "#why-reasons li")
+    n = herald.all_notifications(device)[0]
+    expected = herald.api("GET", f"/v1/notifications/{n['id']}/decision?device_id={device.device_id}",
+                          token=device.user_token).json()
+    assert [r.text for r in reasons] == [r["sentence"] for r in expected["reasons"]]
+    assert reasons, "no reasons shown"
+    shot(browser, "why")
+    dialog.find_element(By.ID, "why-close").click()
+    # Dismissing removes it from the center.
+    card.find_element(By.CSS_SELECTOR, "button.dismiss").click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#center .notification") == [])
+    assert herald.all_notifications(device)[0]["dismissed_at"] is not None
+    assert console_errors(browser) == []
