@@ -127,16 +127,27 @@ extension StoredNotification {
 /// carries it), so the store and the live streams need not parse its JSON again.
 public struct ArrivalFacts: Hashable, Sendable {
     /// The payload as parsed on arrival; nil when not carried.
-    public let payload: NotificationPayload?
+    public var payload: NotificationPayload? { payloadBox?.value }
+    /// The payload behind one reference, as the decision is: a row is copied several times on the
+    /// push path, and a `NotificationPayload` inline is some twenty reference-counted fields, each
+    /// retained and released by every copy.
+    private let payloadBox: PayloadBox?
     /// The decision's JSON text when known (cleared whenever the decision is set without it).
     public var decisionJSON: String?
 
     public init(_ payload: NotificationPayload? = nil) {
-        self.payload = payload
+        self.payloadBox = payload.map(PayloadBox.init)
     }
 
     public static func == (lhs: ArrivalFacts, rhs: ArrivalFacts) -> Bool { true }
     public func hash(into hasher: inout Hasher) {}
+}
+
+/// A parsed payload behind a reference (`ArrivalFacts`).
+private final class PayloadBox: Sendable {
+    let value: NotificationPayload
+
+    init(_ value: NotificationPayload) { self.value = value }
 }
 
 /// A `DecisionRecord` behind a reference, compared and hashed by value.
