@@ -166,3 +166,73 @@ def test_why_shows_the_decisions_reasons(herald, h2, browser, app_device):
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#center .notification") == [])
     assert herald.all_notifications(device)[0]["dismissed_at"] is not None
     assert console_errors(browser) == []
+
+
+def test_the_example_app_is_allowed_and_answered_in_the_page(herald, browser):
+    """The README tour's app (Examples/ReminderApp) asks permission: the page shows iOS's prompt and
+    the person's Allow reaches `requestAuthorization`; the seeds' category shows its actions with
+    their icons; a tap on Like and a typed comment reach the app's delegate."""
+    import os
+    import queue
+    import subprocess
+    import threading
+
+    from test_example_app import example_app_bin
+
+    device = herald.new_device()
+    credential = herald.app_credential(device.device_id)
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, herald, device)
+    env = dict(os.environ, HERALD_URL=herald.api_url, HERALD_APP_CREDENTIAL=credential, TZ="UTC")
+    app = subprocess.Popen([example_app_bin(), "--now", "--responses", "2"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, bufsize=1)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(l.rstrip("\n")) for l in app.stdout], daemon=True).start()
+
+    def expect_line(prefix: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"the app printed no line starting with {prefix!r}")
+
+    try:
+        prompt = wait(browser, ec.visibility_of_element_located((By.ID, "authorization")))
+        assert "Would Like to Send You Notifications" in prompt.text
+        shot(browser, "authorization-prompt")
+        browser.find_element(By.ID, "authorization-allow").click()
+        expect_line("authorization granted")
+        expect_line("delivered comment-now")
+
+        card = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+        like = card.find_element(By.CSS_SELECTOR, 'button[data-action="like-action"]')
+        comment = card.find_element(By.CSS_SELECTOR, 'button[data-action="comment-action"]')
+        assert like.find_element(By.CSS_SELECTOR, ".action-icon").get_attribute("data-symbol") == "hand.thumbsup"
+        assert comment.find_element(By.CSS_SELECTOR, ".action-icon").get_attribute("data-symbol") == "text.bubble"
+        # The icon font is Herald's own file and loaded.
+        assert wait(browser, lambda d: d.execute_script(
+            "return [...document.fonts].some(f => f.family.replace(/\"/g, '') === 'ForkAwesome' && f.status === 'loaded')"))
+        shot(browser, "actions")
+        like.click()
+        assert expect_line("response comment-now") == "response comment-now like-action"
+
+        # The response changed the row (the stream re-renders the card): find the button again.
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, 'button[data-action="comment-action"]')).click()
+        field = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .reply-text")))
+        assert field.get_attribute("placeholder") == "Type here…"
+        send = browser.find_element(By.CSS_SELECTOR, "#center .reply-send")
+        assert send.text == "Post"
+        field.send_keys("Nice!")
+        shot(browser, "reply")
+        send.click()
+        assert expect_line("response comment-now") == "response comment-now comment-action text=Nice!"
+        assert app.wait(timeout=10) == 0
+        assert console_errors(browser) == []
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait()

@@ -16,6 +16,7 @@ enum WebAppRoutes {
         let types = [
             "html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
             "css": "text/css; charset=utf-8", "svg": "image/svg+xml",
+            "woff2": "font/woff2",
         ]
         guard let directory = Bundle.module.resourceURL?.appendingPathComponent("web", isDirectory: true),
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)

@@ -55,6 +55,7 @@ const state = {
   focus: null, // GET /v1/me/focus
   focusModes: [],
   expanded: new Set(), // stack keys shown whole
+  reply: null, // the reply being typed: {id, action, text}
   cursor: null,
   source: null,
 };
@@ -140,6 +141,7 @@ function card(n, { inBanner = false } = {}) {
   if (!inBanner && !(d.preview && d.preview.hidden)) {
     for (const a of n.attachments || []) node.append(attachment(a));
   }
+  if (!inBanner && d.actions && d.actions.length && !n.dismissed_at) node.append(actions(n, d.actions));
   if (!inBanner) {
     const tools = element("div", "notification-tools");
     const why = element("button", "why", "Why?");
@@ -152,6 +154,90 @@ function card(n, { inBanner = false } = {}) {
     node.append(tools);
   }
   return node;
+}
+
+// SF Symbols names (the seeds' icons) → Fork Awesome glyphs (shipped from Debian's
+// fonts-fork-awesome); an icon without a match shows the action's title only.
+const SYMBOLS = {
+  "hand.thumbsup": "\uf164", "hand.thumbsup.fill": "\uf164", "hand.thumbsdown": "\uf165",
+  "text.bubble": "\uf0e5", "bubble.left": "\uf0e5", "message": "\uf0e5", "envelope": "\uf003",
+  "heart": "\uf08a", "heart.fill": "\uf004", "star": "\uf006", "star.fill": "\uf005",
+  "trash": "\uf014", "trash.fill": "\uf1f8", "checkmark": "\uf00c", "checkmark.circle": "\uf05d",
+  "xmark": "\uf00d", "xmark.circle": "\uf05c", "bell": "\uf0a2", "bell.slash": "\uf1f7",
+  "clock": "\uf017", "alarm": "\uf017", "calendar": "\uf073", "phone": "\uf095", "phone.fill": "\uf095",
+  "video": "\uf03d", "square.and.arrow.up": "\uf045", "arrowshape.turn.up.left": "\uf112",
+  "flag": "\uf11d", "bookmark": "\uf097", "archivebox": "\uf187", "location": "\uf124",
+  "person": "\uf007", "paperplane": "\uf1d8", "play": "\uf04b", "pause": "\uf04c",
+};
+
+function actionIcon(icon) {
+  const name = icon && (icon.system_image_name || icon.template_image_name);
+  const glyph = name && SYMBOLS[name];
+  if (!glyph) return null;
+  const span = element("span", "action-icon", glyph);
+  span.setAttribute("aria-hidden", "true");
+  span.dataset.symbol = name;
+  return span;
+}
+
+/** The category's actions: a button each (destructive ones styled so); a text-input action opens a
+ *  reply field with its button title and placeholder. Each sends the person's response. */
+function actions(n, list) {
+  const bar = element("div", "actions");
+  for (const action of list) {
+    const options = action.options || [];
+    const button = element("button", options.includes("destructive") ? "action destructive" : "action");
+    button.type = "button";
+    button.dataset.action = action.identifier;
+    const icon = actionIcon(action.icon);
+    if (icon) button.append(icon);
+    button.append(document.createTextNode(action.title));
+    button.addEventListener("click", () => {
+      if (action.text_input) openReply(bar, n, action);
+      else respond(n, action.identifier);
+    });
+    bar.append(button);
+  }
+  // A reply being typed survives the re-render a live change makes.
+  if (state.reply && state.reply.id === n.id) {
+    const action = list.find((a) => a.identifier === state.reply.action && a.text_input);
+    if (action) openReply(bar, n, action, state.reply.text);
+  }
+  return bar;
+}
+
+function openReply(bar, n, action, text = "") {
+  bar.querySelector(".reply")?.remove();
+  state.reply = { id: n.id, action: action.identifier, text };
+  const form = element("form", "reply");
+  const field = element("input", "reply-text");
+  field.value = text;
+  field.placeholder = action.text_input.placeholder || "";
+  field.setAttribute("aria-label", action.title);
+  field.addEventListener("input", () => { state.reply.text = field.value; });
+  const send = element("button", "reply-send", action.text_input.button_title || "Send");
+  send.type = "submit";
+  form.append(field, send);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.reply = null;
+    respond(n, action.identifier, field.value).then(() => form.remove());
+  });
+  bar.append(form);
+  field.focus();
+}
+
+async function respond(n, actionIdentifier, text) {
+  try {
+    const body = { action_identifier: actionIdentifier };
+    if (text !== undefined) body.user_text = text;
+    const path = `/v1/devices/${encodeURIComponent(state.session.device)}/notifications/${encodeURIComponent(n.id)}/response`;
+    await api(state.session, "POST", path, body);
+    const card = document.querySelector(`#center .notification[data-id="${CSS.escape(n.id)}"]`);
+    if (card) card.dataset.responded = actionIdentifier;
+  } catch (error) {
+    reportError(error);
+  }
 }
 
 function attachment(a) {
@@ -354,6 +440,7 @@ async function loadAll() {
   }
   state.cursor = since;
   await loadFocus();
+  state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
   renderCenter();
 }
 
@@ -386,6 +473,10 @@ function connect() {
     renderSummary(summary);
     renderCenter();
   });
+  source.addEventListener("authorization_requests", (event) => {
+    state.authorizationRequests = JSON.parse(event.data).requests || [];
+    promptAuthorization();
+  });
   source.addEventListener("state", (event) => {
     state.deviceState = JSON.parse(event.data);
     renderDevice();
@@ -409,6 +500,35 @@ function renderSummary(summary) {
   cardNode.hidden = false;
 }
 
+// ---- Authorization prompts -----------------------------------------------------------------------
+
+/** The oldest app asking for permission, as iOS asks: "“App” Would Like to Send You Notifications". */
+function promptAuthorization() {
+  const dialog = $("authorization");
+  const request = (state.authorizationRequests || []).find((r) => r.answered_at === null);
+  if (!request) {
+    if (dialog.open) dialog.close();
+    return;
+  }
+  dialog.dataset.request = request.id;
+  $("authorization-title").textContent = `“${appName(request.bundle_id)}” Would Like to Send You Notifications`;
+  if (!dialog.open) dialog.showModal();
+}
+
+async function answerAuthorization(allow) {
+  const dialog = $("authorization");
+  const id = dialog.dataset.request;
+  dialog.close();
+  try {
+    const device = encodeURIComponent(state.session.device);
+    await api(state.session, "POST", `/v1/devices/${device}/authorization-requests/${encodeURIComponent(id)}`, { allow });
+    state.authorizationRequests = (state.authorizationRequests || []).filter((r) => r.id !== id);
+    promptAuthorization();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
 // ---- Start ---------------------------------------------------------------------------------------
 
 async function start() {
@@ -424,6 +544,8 @@ async function start() {
     location.reload();
   });
   $("lock-toggle").addEventListener("click", toggleLock);
+  $("authorization-allow").addEventListener("click", () => answerAuthorization(true));
+  $("authorization-deny").addEventListener("click", () => answerAuthorization(false));
   $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
   if (!state.session) {
     $("sign-in").hidden = false;
@@ -443,6 +565,7 @@ async function start() {
   setInterval(tick, 1000);
   setInterval(renderCenter, 60000); // the "m ago" times
   connect();
+  promptAuthorization();
   document.body.dataset.ready = "true";
 }
 
