@@ -236,3 +236,93 @@ def test_the_example_app_is_allowed_and_answered_in_the_page(herald, browser):
         if app.poll() is None:
             app.kill()
             app.wait()
+
+
+def test_a_summary_time_shows_the_digest_card_with_the_highest_relevance_featured(herald_factory, browser):
+    """On a server whose clock the test moves (`--clock manual`): three pushes held for the Scheduled
+    Summary come back at the summary time as one digest card, the most relevant featured."""
+    from datetime import datetime, timedelta, timezone
+
+    from herald_support import H2Client, new_apns_id
+
+    manual = herald_factory("web-clock", extra_args=["--clock", "manual"])
+    device = manual.new_device()
+    assert manual.api("PUT", "/v1/me/preferences", body={"time_zone": "UTC"}, token=device.user_token).status == 200
+    r = manual.api("PUT", "/v1/me/summary", token=device.user_token, body={"times": ["08:00"], "apps": [device.bundle_id]})
+    assert r.status == 200, r
+    manual.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, manual, device)
+    with H2Client(manual.apns_url) as h2:
+        for title, score in (("Low", 0.2), ("Top", 0.9), ("Mid", 0.5)):
+            st = h2.push(device.device_token, manual.headers(apns_id=new_apns_id()),
+                         {"aps": {"alert": {"title": title, "body": "b"}, "relevance-score": score}})
+            assert st.status == 200, st
+    wait_until(lambda: len([n for n in manual.all_notifications(device) if n["disposition"] == "heldForSummary"]) == 3,
+               timeout=10, what="three pushes held for the summary")
+    assert browser.find_elements(By.CSS_SELECTOR, "#center .notification") == []
+    now = datetime.fromisoformat(manual.admin("GET", "/v1/admin/clock", expect=200)["now"].replace("Z", "+00:00"))
+    slot = now.replace(hour=8, minute=0, second=0, microsecond=0)
+    if slot <= now:
+        slot += timedelta(days=1)
+    manual.admin("POST", "/v1/admin/clock/advance", {"seconds": (slot - now).total_seconds()}, expect=200)
+
+    card = wait(browser, ec.visibility_of_element_located((By.ID, "summary-card")))
+    featured = card.find_elements(By.CSS_SELECTOR, ".featured")
+    assert [f.text for f in featured] == ["Top"], card.text
+    assert "2 more" in card.text
+    # The released notifications are listed quietly: no banner.
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#center .stack-toggle"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#banners .banner") == []
+    shot(browser, "summary-digest")
+    assert console_errors(browser) == []
+
+
+def test_hidden_previews_on_a_locked_device_show_the_placeholder_counting_the_thread(herald, h2, browser):
+    app = herald.new_app(herald.demo["team_id"])
+    device = herald.new_device(app)
+    herald.admin("PUT", f"/v1/admin/apps/{app}/categories/chat", {
+        "actions": [], "hidden_previews_body_placeholder": "%u new messages",
+        "options": ["hidden_previews_show_title"]}, expect=201)
+    open_device(browser, herald, device)  # locked, Show Previews When Unlocked: previews hidden
+    for body in ("Are you up?", "Lunch?", "On my way"):
+        st = h2.push(device.device_token, herald.headers(topic=app),
+                     {"aps": {"alert": {"title": "Ana", "body": body}, "category": "chat", "thread-id": "ana"}})
+        assert st.status == 200, st
+    wait(browser, lambda d: "3 new messages" in d.find_element(By.ID, "center").text)
+    center = browser.find_element(By.ID, "center").text
+    assert "Ana" in center and "On my way" not in center, center
+    shot(browser, "hidden-previews")
+    # Unlocked, a new push shows its preview.
+    browser.find_element(By.ID, "lock-toggle").click()
+    wait(browser, lambda d: d.find_element(By.ID, "phone").get_attribute("data-locked") == "false")
+    st = h2.push(device.device_token, herald.headers(topic=app),
+                 {"aps": {"alert": {"title": "Ana", "body": "Here now"}, "category": "chat", "thread-id": "ana"}})
+    assert st.status == 200, st
+    wait(browser, lambda d: "Here now" in d.find_element(By.ID, "center").text)
+    assert console_errors(browser) == []
+
+
+def test_two_windows_on_two_devices_of_one_user_see_a_focus_change_live(herald, browser):
+    user = herald.new_user("two-windows")
+    first = herald.new_device(user=user)
+    second = herald.new_device(user=user)
+    open_device(browser, herald, first)
+    one = browser.current_window_handle
+    browser.switch_to.new_window("window")
+    two = browser.current_window_handle
+    try:
+        open_device(browser, herald, second)
+        assert not browser.find_element(By.ID, "status-focus").is_displayed()
+        browser.switch_to.window(one)
+        browser.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="work"] button').click()
+        wait(browser, lambda d: d.find_element(By.ID, "status-focus").text == "Work")
+        browser.switch_to.window(two)
+        wait(browser, lambda d: d.find_element(By.ID, "status-focus").text == "Work")
+        assert browser.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="work"]').get_attribute(
+            "class") == "focus-mode active"
+        shot(browser, "focus-second-window")
+        assert console_errors(browser) == []
+    finally:
+        browser.switch_to.window(two)
+        browser.close()
+        browser.switch_to.window(one)

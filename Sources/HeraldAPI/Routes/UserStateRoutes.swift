@@ -73,7 +73,7 @@ struct UserStateRoutes: Sendable {
         let current = try await store.preferences(userID: user.userID) ?? UserPreferences()
         let preferences = try PreferencesJSON.apply(fields, to: current)
         try await mapStoreErrors { try await store.setPreferences(preferences, userID: user.userID) }
-        await dependencies.policy.userStateChanged(userID: user.userID)
+        await focusChanged(userID: user.userID)
         return JSONBody.response(PreferencesJSON.json(preferences))
     }
 
@@ -112,7 +112,7 @@ struct UserStateRoutes: Sendable {
         let current = modes.first { $0.id == id } ?? FocusMode(id: id, name: id, kind: .custom)
         let mode = try FocusCatalog.apply(fields, to: current)
         try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
-        await dependencies.policy.userStateChanged(userID: user.userID)
+        await focusChanged(userID: user.userID)
         let updated = modes.map { $0.id == id ? mode : $0 } + (isNew ? [mode] : [])
         let active = FocusModes(updated).active(at: now, in: zone)
         return JSONBody.response(status: isNew ? .created : .ok, FocusCatalog.json(mode, active: active))
@@ -129,7 +129,7 @@ struct UserStateRoutes: Sendable {
         guard try await store.deleteFocusMode(id: id, userID: user.userID) else {
             throw APIError.notFound("focus_not_found", "There is no Focus with this id.")
         }
-        await dependencies.policy.userStateChanged(userID: user.userID)
+        await focusChanged(userID: user.userID)
         return Response(status: .noContent)
     }
 
@@ -164,7 +164,7 @@ struct UserStateRoutes: Sendable {
         for mode in changed {
             try await mapStoreErrors { try await store.upsertFocusMode(mode, userID: user.userID) }
         }
-        await dependencies.policy.userStateChanged(userID: user.userID)
+        await focusChanged(userID: user.userID)
         let active = FocusModes(modes).active(at: instant, in: zone)
         return JSONBody.response(FocusCatalog.json(modes[index], active: active))
     }
@@ -179,9 +179,27 @@ struct UserStateRoutes: Sendable {
         let instant = now
         modes[index].manual = .off(since: instant)
         try await mapStoreErrors { try await store.upsertFocusMode(modes[index], userID: user.userID) }
-        await dependencies.policy.userStateChanged(userID: user.userID)
+        await focusChanged(userID: user.userID)
         let active = FocusModes(modes).active(at: instant, in: zone)
         return JSONBody.response(FocusCatalog.json(modes[index], active: active))
+    }
+
+    /// After a change of the user's Focus modes (or time zone): the policy applies it, and every
+    /// device of the user is told the active Focus at once (`event: focus`, as `GET /v1/me/focus`),
+    /// so each of the user's notification centers shows it.
+    private func focusChanged(userID: String) async {
+        await dependencies.policy.userStateChanged(userID: userID)
+        guard let (modes, zone) = try? await focusState(userID: userID),
+            let devices = try? await store.devices(userID: userID)
+        else { return }
+        let instant = now
+        let focusModes = FocusModes(modes)
+        let json = FocusCatalog.activeJSON(
+            focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone),
+            timeZone: zone)
+        for device in devices {
+            dependencies.hub.publishEvent(deviceID: device.deviceID, name: "focus", json)
+        }
     }
 
     @Sendable func activeFocus(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -262,7 +262,9 @@ function renderCenter() {
   const center = $("center");
   center.replaceChildren();
   const listed = [...state.notifications.values()].filter(isListed);
-  listed.sort((a, b) => (a.received_at < b.received_at ? 1 : -1));
+  // Newest first; received in the same millisecond (a manual clock): the latest changed first.
+  const byCursor = (a, b) => (BigInt(b.cursor) > BigInt(a.cursor) ? 1 : BigInt(b.cursor) < BigInt(a.cursor) ? -1 : 0);
+  listed.sort((a, b) => b.received_at.localeCompare(a.received_at) || byCursor(a, b));
   const stacks = new Map();
   for (const n of listed) {
     const key = `${n.bundle_id}\u0000${n.thread_id || ""}`;
@@ -473,6 +475,11 @@ function connect() {
     renderSummary(summary);
     renderCenter();
   });
+  source.addEventListener("focus", (event) => {
+    state.focus = JSON.parse(event.data);
+    renderDevice();
+    loadFocus().catch(reportError); // the modes' on/off too
+  });
   source.addEventListener("authorization_requests", (event) => {
     state.authorizationRequests = JSON.parse(event.data).requests || [];
     promptAuthorization();
@@ -565,6 +572,10 @@ async function start() {
   setInterval(tick, 1000);
   setInterval(renderCenter, 60000); // the "m ago" times
   connect();
+  // A page the browser keeps for "back" must not keep its stream open: browsers allow six
+  // connections to a server, and kept pages' streams used them up. Back again, it reloads.
+  window.addEventListener("pagehide", () => state.source && state.source.close());
+  window.addEventListener("pageshow", (event) => { if (event.persisted) location.reload(); });
   promptAuthorization();
   document.body.dataset.ready = "true";
 }
