@@ -326,3 +326,57 @@ def test_two_windows_on_two_devices_of_one_user_see_a_focus_change_live(herald, 
         browser.switch_to.window(two)
         browser.close()
         browser.switch_to.window(one)
+
+
+def test_device_and_app_settings_change_what_the_next_push_does(herald, h2, browser):
+    """The controls beside the phone: the audio route makes a time-sensitive push announced (spoken
+    with the browser's speech), an app's banner style set to None takes its banners away, and the
+    Scheduled Summary's times and apps are saved as chosen."""
+    from selenium.webdriver.support.ui import Select
+
+    app = herald.new_app(herald.demo["team_id"])
+    device = herald.new_device(app)
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": "First", "body": "b"}}})
+    assert st.status == 200, st
+    open_device(browser, herald, device)
+
+    # Announce Notifications on (a preference of the user) and headphones on: a time-sensitive push
+    # is announced, as its decision says.
+    r = herald.api("PUT", "/v1/me/preferences", token=device.user_token, body={"announce": {"enabled": True}})
+    assert r.status == 200, r
+    Select(browser.find_element(By.ID, "audio-route")).select_by_value("headphones")
+    wait_until(lambda: herald.api("GET", f"/v1/devices/{device.device_id}/state",
+                                  token=device.user_token).json()["audio_route"] == "headphones",
+               timeout=10, what="the audio route saved")
+    st = h2.push(device.device_token, herald.headers(topic=app),
+                 {"aps": {"alert": {"title": "Gate change", "body": "B12"}, "interruption-level": "time-sensitive"}})
+    assert st.status == 200, st
+    spoken = wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-announced"))
+    pushed = [n for n in herald.all_notifications(device) if n["id"] == spoken]
+    assert pushed and pushed[0]["decision"]["announce"] is True, pushed
+
+    # The app's banner style None: the next push is listed without a banner.
+    setting = wait(browser, ec.visibility_of_element_located(
+        (By.CSS_SELECTOR, f'#app-settings [data-app="{app}"] select[name="alert_style"]')))
+    Select(setting).select_by_value("none")
+    wait_until(lambda: herald.api("GET", f"/v1/me/apps/{app}/settings", token=device.user_token)
+               .json()["alert_style"] == "none", timeout=10, what="the banner style saved")
+    for banner in browser.find_elements(By.CSS_SELECTOR, "#banners .banner"):
+        browser.execute_script("arguments[0].remove()", banner)
+    st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": "Quiet one", "body": "b"}}})
+    assert st.status == 200, st
+    wait(browser, lambda d: "Quiet one" in d.find_element(By.ID, "center").text)
+    assert browser.find_elements(By.CSS_SELECTOR, "#banners .banner") == []
+
+    # The Scheduled Summary: times and apps as chosen.
+    times = browser.find_element(By.ID, "summary-times")
+    times.clear()
+    times.send_keys("07:30, 19:00")
+    browser.find_element(By.CSS_SELECTOR, f'#summary-apps input[value="{app}"]').click()
+    browser.find_element(By.CSS_SELECTOR, "#summary-form button[type=submit]").click()
+    wait(browser, lambda d: d.find_element(By.ID, "summary-form").get_attribute("data-saved"))
+    summary = herald.api("GET", "/v1/me/summary", token=device.user_token).json()
+    assert summary["times"] == ["07:30", "19:00"] and summary["apps"] == [app], summary
+    shot(browser, "settings")
+    assert console_errors(browser) == []

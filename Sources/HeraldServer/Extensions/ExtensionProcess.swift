@@ -164,8 +164,11 @@ final class ExtensionProcess: @unchecked Sendable {
         waiting?.resume(returning: .answer(answer))
     }
 
+    /// The process ended (its first report counts: the termination handler's, else the closed
+    /// output's).
     private func ended(_ why: String) {
         let (waiting, reason): (CheckedContinuation<Event, Never>?, String) = state.withLock { state in
+            if let known = state.exit { return (nil, known) }
             let reason = state.killReason ?? why
             state.exit = reason
             let waiting = state.waiting?.continuation
@@ -214,5 +217,11 @@ final class ExtensionProcess: @unchecked Sendable {
             }
         }
         try? output.close()
+        // Its output closed: it has exited (or can answer nothing more). Foundation's termination
+        // handler says how, and usually comes first; it may never come when someone else in the
+        // process reaps the child (a waitid on any child — Swift Testing's exit-test monitor does),
+        // so after a moment the closed output counts as the end.
+        Thread.sleep(forTimeInterval: 0.5)
+        process?.ended("exited (its output closed)")
     }
 }

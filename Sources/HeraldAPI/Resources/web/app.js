@@ -300,6 +300,10 @@ function renderDevice() {
   const locked = state.deviceState ? state.deviceState.locked : true;
   $("phone").dataset.locked = String(locked);
   $("lock-toggle").textContent = locked ? "Unlock" : "Lock";
+  if (state.deviceState) {
+    $("ringer-silent").checked = Boolean(state.deviceState.ringer_silent);
+    $("audio-route").value = state.deviceState.audio_route || "none";
+  }
   const active = state.focus && state.focus.active;
   for (const id of ["status-focus", "lock-focus"]) {
     $(id).hidden = !active;
@@ -339,6 +343,18 @@ function showBanner(n) {
   $("banners").prepend(banner);
   if (d.banner === "banner") setTimeout(() => banner.remove(), 6000);
   if (d.sound && d.sound.plays) playSound(d.sound);
+}
+
+/** Siri reading it aloud (the decision's `announce`: headphones or car), with the browser's speech. */
+function announce(n) {
+  const display = shown(n);
+  const text = [appName(n.bundle_id), display.title, display.subtitle, display.body].filter(Boolean).join(". ");
+  document.body.dataset.announced = n.id; // what was last spoken (the tests read it)
+  try {
+    if ("speechSynthesis" in window) speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+  } catch {
+    // No speech on this browser: the notification is still shown.
+  }
 }
 
 let audio = null;
@@ -407,6 +423,115 @@ async function toggleFocus(mode) {
   }
 }
 
+async function putDeviceState(fields) {
+  try {
+    state.deviceState = await api(
+      state.session, "PUT", `/v1/devices/${encodeURIComponent(state.session.device)}/state`, fields);
+    renderDevice();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+// ---- Settings: Scheduled Summary and per-app -----------------------------------------------------
+
+/** The apps to show settings for: those with notifications on this device, and those in the summary. */
+function knownApps() {
+  const apps = new Set([...state.notifications.values()].map((n) => n.bundle_id));
+  for (const app of (state.summary && state.summary.apps) || []) apps.add(app);
+  return [...apps].sort();
+}
+
+async function loadSettings() {
+  state.summary = await api(state.session, "GET", "/v1/me/summary");
+  const apps = knownApps();
+  state.appSettings = {};
+  for (const app of apps) {
+    state.appSettings[app] = await api(state.session, "GET", `/v1/me/apps/${encodeURIComponent(app)}/settings`);
+  }
+  renderSettings();
+  const next = await api(state.session, "GET", "/v1/me/summary/next");
+  $("summary-next").textContent = next.deliver_at ? `Next summary: ${new Date(next.deliver_at).toLocaleString()}` : "";
+}
+
+function renderSettings() {
+  const summary = state.summary || { times: [], apps: [] };
+  const times = $("summary-times");
+  if (document.activeElement !== times) times.value = (summary.times || []).join(", ");
+  const fieldset = $("summary-apps");
+  fieldset.replaceChildren(element("legend", null, "Apps in the summary"));
+  const apps = knownApps();
+  for (const app of apps) {
+    const label = element("label", "check");
+    const box = element("input");
+    box.type = "checkbox";
+    box.value = app;
+    box.checked = (summary.apps || []).includes(app);
+    label.append(box, document.createTextNode(appName(app)));
+    fieldset.append(label);
+  }
+  const list = $("app-settings");
+  list.replaceChildren();
+  for (const app of apps) list.append(appSettingsForm(app, state.appSettings[app] || {}));
+}
+
+/** One app's settings as iOS lists them: allowed, banner style, sounds, badges, time sensitive,
+ *  scheduled delivery. Each change is saved at once (`PUT /v1/me/apps/{bundle_id}/settings`). */
+function appSettingsForm(app, settings) {
+  const box = element("section", "app-setting");
+  box.dataset.app = app;
+  const title = element("h4");
+  title.append(appIcon(app), document.createTextNode(appName(app)));
+  box.append(title);
+  const save = (fields) => api(state.session, "PUT", `/v1/me/apps/${encodeURIComponent(app)}/settings`, fields)
+    .then((saved) => { state.appSettings[app] = saved; })
+    .catch(reportError);
+  const toggle = (key, label, checked, fields) => {
+    const row = element("label", "check");
+    const input = element("input");
+    input.type = "checkbox";
+    input.name = key;
+    input.checked = checked;
+    input.addEventListener("change", () => save(fields(input.checked)));
+    row.append(input, document.createTextNode(label));
+    box.append(row);
+  };
+  const allowed = !["denied"].includes(settings.authorization_status);
+  toggle("allow", "Allow Notifications", allowed, (on) => ({ authorization_status: on ? "authorized" : "denied" }));
+  const style = element("label", "field", "Banner Style");
+  const select = element("select");
+  select.name = "alert_style";
+  for (const value of ["none", "banner", "alert"]) {
+    const option = element("option", null, { none: "None", banner: "Temporary", alert: "Persistent" }[value]);
+    option.value = value;
+    select.append(option);
+  }
+  select.value = settings.alert_style || "banner";
+  select.addEventListener("change", () => save({ alert_style: select.value }));
+  style.append(select);
+  box.append(style);
+  // Per-app switches are `UNNotificationSetting`s: enabled, disabled or not_supported (not shown).
+  for (const [key, label] of [["sound", "Sounds"], ["badge", "Badges"], ["time_sensitive", "Time Sensitive Notifications"],
+    ["scheduled_delivery", "Scheduled Summary"]]) {
+    if (settings[key] === "not_supported") continue;
+    toggle(key, label, settings[key] === "enabled", (on) => ({ [key]: on ? "enabled" : "disabled" }));
+  }
+  return box;
+}
+
+async function saveSummary(event) {
+  event.preventDefault();
+  try {
+    const times = $("summary-times").value.split(",").map((t) => t.trim()).filter(Boolean);
+    const apps = [...$("summary-apps").querySelectorAll("input:checked")].map((box) => box.value);
+    state.summary = await api(state.session, "PUT", "/v1/me/summary", { times, apps });
+    $("summary-form").dataset.saved = String(Date.now());
+    await loadSettings();
+  } catch (error) {
+    reportError(error);
+  }
+}
+
 async function toggleLock() {
   try {
     const locked = !(state.deviceState ? state.deviceState.locked : true);
@@ -443,6 +568,7 @@ async function loadAll() {
   state.cursor = since;
   await loadFocus();
   state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
+  await loadSettings();
   renderCenter();
 }
 
@@ -460,7 +586,10 @@ function connect() {
     // A banner only when it first alerts (a held one released quietly is listed silently).
     const alertsNow = n.disposition === "alerted" && !n.dismissed_at && n.decision && n.decision.banner !== "none";
     if (alertsNow && (!before || before.disposition !== "alerted")) showBanner(n);
+    if (!before && n.decision && n.decision.announce) announce(n);
     renderCenter();
+    // A new app on this device: its settings join the list.
+    if (state.appSettings && !(n.bundle_id in state.appSettings)) loadSettings().catch(reportError);
   });
   source.addEventListener("removed", (event) => {
     const n = JSON.parse(event.data);
@@ -551,6 +680,9 @@ async function start() {
     location.reload();
   });
   $("lock-toggle").addEventListener("click", toggleLock);
+  $("ringer-silent").addEventListener("change", (event) => putDeviceState({ ringer_silent: event.target.checked }));
+  $("audio-route").addEventListener("change", (event) => putDeviceState({ audio_route: event.target.value }));
+  $("summary-form").addEventListener("submit", saveSummary);
   $("authorization-allow").addEventListener("click", () => answerAuthorization(true));
   $("authorization-deny").addEventListener("click", () => answerAuthorization(false));
   $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
