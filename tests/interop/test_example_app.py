@@ -20,9 +20,9 @@ def example_app_bin() -> str:
     return str(Path(herald_bin()).parent / "herald-example-app")
 
 
-def test_the_example_app_asks_schedules_and_prints_responses(herald):
-    device = herald.new_device()
-    credential = herald.app_credential(device.device_id)
+def start_example_app(herald, credential: str):
+    """`herald-example-app --now --responses 2` as the app on the credential's device; returns the
+    process and `expect_line(prefix)`, which waits (20 s) for the app to print a line so starting."""
     env = dict(os.environ, HERALD_URL=herald.api_url, HERALD_APP_CREDENTIAL=credential, TZ="UTC")
     app = subprocess.Popen([example_app_bin(), "--now", "--responses", "2"], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, bufsize=1)
@@ -40,6 +40,14 @@ def test_the_example_app_asks_schedules_and_prints_responses(herald):
                 return line
         raise AssertionError(f"the app printed no line starting with {prefix!r}; stderr: {app.stderr.read()[-500:]!r}"
                              if app.poll() is not None else f"the app printed no line starting with {prefix!r}")
+
+    return app, expect_line
+
+
+def test_the_example_app_asks_schedules_and_prints_responses(herald):
+    device = herald.new_device()
+    credential = herald.app_credential(device.device_id)
+    app, expect_line = start_example_app(herald, credential)
 
     def authorize(*args):
         out = subprocess.run([herald_bin(), "authorize", "--device", device.device_id, "--url", herald.api_url,

@@ -172,33 +172,13 @@ def test_the_example_app_is_allowed_and_answered_in_the_page(herald, browser):
     """The README tour's app (Examples/ReminderApp) asks permission: the page shows iOS's prompt and
     the person's Allow reaches `requestAuthorization`; the seeds' category shows its actions with
     their icons; a tap on Like and a typed comment reach the app's delegate."""
-    import os
-    import queue
-    import subprocess
-    import threading
-
-    from test_example_app import example_app_bin
+    from test_example_app import start_example_app
 
     device = herald.new_device()
     credential = herald.app_credential(device.device_id)
     herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
     open_device(browser, herald, device)
-    env = dict(os.environ, HERALD_URL=herald.api_url, HERALD_APP_CREDENTIAL=credential, TZ="UTC")
-    app = subprocess.Popen([example_app_bin(), "--now", "--responses", "2"], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, bufsize=1)
-    lines: "queue.Queue[str]" = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(l.rstrip("\n")) for l in app.stdout], daemon=True).start()
-
-    def expect_line(prefix: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if line.startswith(prefix):
-                return line
-        raise AssertionError(f"the app printed no line starting with {prefix!r}")
+    app, expect_line = start_example_app(herald, credential)
 
     try:
         prompt = wait(browser, ec.visibility_of_element_located((By.ID, "authorization")))
