@@ -251,4 +251,36 @@ import Testing
             try LocalTrigger(jsonText: LocalTrigger.timeInterval(1e10, repeats: false).jsonText)
         }
     }
+
+    /// Found by the local-trigger fuzz target (`weekday` 2, `weekday_ordinal` 6 in the ISO 8601
+    /// calendar; the server's thread spun for minutes) and by a random search of component sets in
+    /// every calendar: values no date has, which Foundation never returns for, never fire — at once.
+    @Test func valuesNoDateHasNeverFireWithoutAskingFoundation() throws {
+        let added = Self.date("2026-03-29T00:30:00Z")
+        func fires(_ json: String) throws -> Date? {
+            try LocalTrigger(jsonText: #"{"type":"calendar","repeats":true,"date_components":"# + json + "}")
+                .firstFireDate(addedAt: added, calendar: Self.calendar())
+        }
+        // Each of these took Foundation minutes (or forever) before.
+        #expect(try fires(#"{"weekday":2,"weekday_ordinal":6,"hour":2,"minute":30,"calendar":"iso8601"}"#) == nil)
+        #expect(try fires(#"{"weekday_ordinal":6}"#) == nil)
+        #expect(try fires(#"{"week_of_month":0,"calendar":"iso8601"}"#) == nil)
+        #expect(try fires(#"{"day":1,"week_of_year":53,"calendar":"chinese"}"#) == nil)
+        // Out of the calendar's range: never.
+        #expect(try fires(#"{"month":13}"#) == nil)
+        #expect(try fires(#"{"hour":24}"#) == nil)
+        #expect(try fires(#"{"weekday":0}"#) == nil)
+        // In range, as before: the 5th Tuesday of February (2028), the 13th month of a Hebrew leap
+        // year, and the Chinese calendar's months and days — the lunar new year 2027 on February 6.
+        #expect(
+            try fires(#"{"weekday":3,"weekday_ordinal":5,"month":2,"hour":9}"#) == Self.date("2028-02-29T08:00:00Z"))
+        #expect(try fires(#"{"month":13,"day":1,"calendar":"hebrew"}"#) != nil)
+        var chinese = Calendar(identifier: .chinese)
+        chinese.timeZone = Self.berlin
+        let newYear = try #require(try fires(#"{"month":1,"day":1,"hour":0,"calendar":"chinese"}"#))
+        #expect(newYear == Self.date("2027-02-05T23:00:00Z"))
+        #expect(chinese.component(.month, from: newYear) == 1 && chinese.component(.day, from: newYear) == 1)
+        // A day no month has uses all 16 passes and gives up: nil, not a wrong day.
+        #expect(try fires(#"{"month":2,"day":31,"weekday":1}"#) == nil)
+    }
 }
