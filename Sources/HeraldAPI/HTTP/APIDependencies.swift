@@ -42,6 +42,9 @@ public struct APIDependencies: Sendable {
     /// Called after an app's service extension was set or removed: the extensions service reloads
     /// them before the route answers (the next push sees the change).
     public var serviceExtensionsChanged: @Sendable () async -> Void = {}
+    /// The push console's way to the APNs endpoint (`POST /v1/console/push`): the server's
+    /// `PushHandler`, as a new provider connection; nil answers 503 `console_unavailable`.
+    public var consolePush: (@Sendable (APNsRequest) async -> ConsolePushAnswer)?
     /// Where attachment files are kept (`<data>/attachments`); nil keeps none (uploads answer 503).
     public var attachmentsDirectory: URL?
     /// The bytes each app's attachments may take together (1 GiB by default).

@@ -22,6 +22,8 @@ package enum RequestBodyParsing {
         "app-request", "app-categories", "app-authorization", "notification-response", "will-present",
         // Apps' webhooks and donated interactions.
         "webhook", "interaction", "interaction-remove",
+        // The push console.
+        "console-push",
     ]
 
     /// A body read as a tuple of hashable parts, which `AnyHashable` cannot hold.
@@ -96,6 +98,9 @@ package enum RequestBodyParsing {
             let removal = try InteractionRoutes.removal(try JSONFields.body(body))
             return Parsed(
                 value: AnyHashable(Parts(first: removal.identifiers, second: removal.group)), appliedTwice: nil)
+        case "console-push":
+            return Parsed(
+                value: AnyHashable(try ConsoleRoutes.consolePush(try JSONFields.body(body))), appliedTwice: nil)
         default:
             preconditionFailure("no request body \(kind)")
         }

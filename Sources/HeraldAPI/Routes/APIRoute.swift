@@ -30,6 +30,7 @@ enum APIRoutes {
             + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + ConsoleRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AuthorizationRoutes(dependencies: dependencies, authenticator: authenticator).routes

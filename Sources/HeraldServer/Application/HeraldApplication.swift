@@ -171,6 +171,11 @@ public final class HeraldApplication: Sendable {
         dependencies.webhooksChanged = { [webhooks] in webhooks.changed() }
         dependencies.serviceExtensionsChanged = { [extensions] in await extensions.changed() }
         dependencies.attachmentsDirectory = dataDirectory.attachmentsDirectory
+        dependencies.consolePush = { [pushService] request in
+            let answer = await pushService.handle(request, connection: APNsConnection())
+            return ConsolePushAnswer(
+                status: answer.status, apnsID: answer.apnsID, uniqueID: answer.uniqueID, body: answer.body)
+        }
         dependencies.attachmentQuota = configuration.attachmentQuota
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
