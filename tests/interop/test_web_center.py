@@ -6,6 +6,7 @@ reasons. One browser for the module (the slow part); each flow saves a screensho
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -17,9 +18,9 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from herald_support import wait_until
+from herald_support import curl, wait_until
 
 SCREENSHOTS = Path(os.environ.get("HERALD_SCREENSHOTS", Path(__file__).resolve().parents[2] / ".build" / "screenshots"))
 
@@ -359,4 +360,68 @@ def test_device_and_app_settings_change_what_the_next_push_does(herald, h2, brow
     summary = herald.api("GET", "/v1/me/summary", token=device.user_token).json()
     assert summary["times"] == ["07:30", "19:00"] and summary["apps"] == [app], summary
     shot(browser, "settings")
+    assert console_errors(browser) == []
+
+
+def test_the_push_console_sends_through_the_apns_endpoint_answers_as_curl_does_and_logs_the_delivery(
+        herald, browser, app_device):
+    app, device = app_device
+    open_device(browser, herald, device)
+    browser.find_element(By.ID, "lock-toggle").click()  # unlocked: previews shown
+    wait(browser, lambda d: d.find_element(By.ID, "phone").get_attribute("data-locked") == "false")
+    # The console lists the device's own token, and the topic follows it.
+    wait(browser, lambda d: d.find_element(By.ID, "console-target").get_attribute("value") == device.device_token)
+    assert browser.find_element(By.ID, "console-topic").get_attribute("value") == app
+    provider = herald.provider
+    browser.find_element(By.ID, "console-team").send_keys(provider.team_id)
+    browser.find_element(By.ID, "console-key-id").send_keys(provider.key_id)
+    key = browser.find_element(By.ID, "console-key")
+    browser.execute_script("arguments[0].value = arguments[1]", key, provider.key_pem)
+    title = browser.find_element(By.ID, "console-title")
+    title.clear()
+    title.send_keys("From the console")
+    Select(browser.find_element(By.ID, "console-level")).select_by_visible_text("time-sensitive")
+    payload = json.loads(browser.find_element(By.ID, "console-payload").get_attribute("value"))
+    assert payload["aps"]["alert"]["title"] == "From the console"
+    assert payload["aps"]["interruption-level"] == "time-sensitive"
+
+    # Sent: the endpoint's 200 and apns-id; the push arrives as a banner of its level.
+    browser.find_element(By.ID, "console-send").click()
+    answer = wait(browser, lambda d: d.find_element(By.ID, "console-answer")
+                  if d.find_element(By.ID, "console-answer").get_attribute("data-status") else None)
+    assert answer.get_attribute("data-status") == "200", answer.text
+    apns_id = answer.get_attribute("data-apns-id")
+    banner = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#banners .banner")))
+    assert "From the console" in banner.text and "level-time-sensitive" in banner.get_attribute("class")
+    # The delivery log follows it past delivery: decided, then delivered to this page's session.
+    entry = f'#console-log li[data-apns-id="{apns_id}"]'
+    wait(browser, lambda d: "delivered" in d.find_element(By.CSS_SELECTOR, f"{entry} .events").text)
+    line = browser.find_element(By.CSS_SELECTOR, f"{entry} .delivery")
+    assert line.get_attribute("data-device") == device.device_id
+    assert line.get_attribute("data-disposition") == "alerted"
+    assert "decided (time-sensitive, alerted)" in line.text
+    stored = herald.api("GET", f"/v1/devices/{device.device_id}/notifications/{apns_id}", token=device.user_token)
+    assert stored.status == 200 and stored.json()["payload"] == payload
+
+    # Refusals read as curl reads them from the endpoint: the same status and reason.
+    token = browser.find_element(By.ID, "console-token")
+    token.send_keys("abc")
+    browser.find_element(By.ID, "console-send").click()
+    wait(browser, lambda d: d.find_element(By.ID, "console-answer").get_attribute("data-status") == "400")
+    reason = browser.find_element(By.ID, "console-answer").get_attribute("data-reason")
+    over_curl = curl("h2c", herald.urls, "/3/device/abc", herald.headers(topic=app),
+                     json.dumps(payload).encode())
+    assert (over_curl.status, over_curl.json()["reason"]) == (400, reason) == (400, "BadDeviceToken")
+    token.clear()
+    topic = browser.find_element(By.ID, "console-topic")
+    topic.clear()
+    browser.find_element(By.ID, "console-send").click()
+    wait(browser, lambda d: d.find_element(By.ID, "console-answer").get_attribute("data-reason") == "MissingTopic")
+    no_topic = [(k, v) for k, v in herald.headers(topic=app) if k != "apns-topic"]
+    over_curl = curl("h2c", herald.urls, f"/3/device/{device.device_token}", no_topic, json.dumps(payload).encode())
+    assert (over_curl.status, over_curl.json()["reason"]) == (400, "MissingTopic")
+    refused = browser.find_elements(By.CSS_SELECTOR, '#console-log li[data-status="400"]')
+    assert len(refused) == 2
+    browser.execute_script("document.getElementById('console-payload').scrollIntoView()")
+    shot(browser, "push-console")
     assert console_errors(browser) == []

@@ -3,6 +3,8 @@
 // by the device's stream (Server-Sent Events), with the device's controls beside it. Plain ES
 // modules and the JSON API only: no build step, nothing fetched from outside Herald.
 
+import { startConsole } from "./console.js";
+
 const $ = (id) => document.getElementById(id);
 
 // ---- Session -------------------------------------------------------------------------------------
@@ -704,6 +706,7 @@ async function start() {
   setInterval(tick, 1000);
   setInterval(renderCenter, 60000); // the "m ago" times
   connect();
+  startConsole({ api: (method, path, body) => api(state.session, method, path, body), onError: reportError });
   // A page the browser keeps for "back" must not keep its stream open: browsers allow six
   // connections to a server, and kept pages' streams used them up. Back again, it reloads.
   window.addEventListener("pagehide", () => state.source && state.source.close());
