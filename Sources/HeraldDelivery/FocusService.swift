@@ -122,6 +122,7 @@ final class FocusService: Service, ClockFollowing {
                 .keys.sorted()
             }
             for userID in due {
+                events.publish(.focusChanged(userID: userID, at: now))
                 await reevaluate(userID, stateChanged: false, now: now)
             }
             lastCheck = now

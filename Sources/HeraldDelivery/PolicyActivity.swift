@@ -30,6 +30,10 @@ public enum PolicyServiceActivity: Sendable {
     case summaryDelivered(SummaryDelivery)
     /// A service finished its start-up pass (catch-up of what happened while Herald was down).
     case serviceReady(name: String)
+    /// A user's active Focus changed by itself at `at` — a scheduled window started or ended, a
+    /// manual end time passed — not through the API (which tells the devices itself). The API's
+    /// `FocusAnnouncer` sends the user's devices `event: focus`.
+    case focusChanged(userID: String, at: Date)
 }
 
 /// Fans the policy services' events out to subscribers. Publishing never waits.
@@ -37,6 +41,8 @@ public final class PolicyActivityFanOut: Sendable {
     private struct State {
         var subscribers: [UInt64: AsyncStream<PolicyServiceActivity>.Continuation] = [:]
         var nextID: UInt64 = 0
+        /// Set by `finish()`: a later subscription ends at once (it would otherwise wait forever).
+        var finished = false
     }
 
     private let state = HeraldMutex(State())
@@ -47,10 +53,15 @@ public final class PolicyActivityFanOut: Sendable {
     /// The events from now on, until the subscriber stops iterating.
     public func subscribe() -> AsyncStream<PolicyServiceActivity> {
         let (stream, continuation) = AsyncStream.makeStream(of: PolicyServiceActivity.self)
-        let id = state.withLock { state in
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
             return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
@@ -66,7 +77,10 @@ public final class PolicyActivityFanOut: Sendable {
     /// Ends every subscription (shutdown).
     public func finish() {
         let subscribers = state.withLock { state in
-            defer { state.subscribers = [:] }
+            defer {
+                state.subscribers = [:]
+                state.finished = true
+            }
             return Array(state.subscribers.values)
         }
         for subscriber in subscribers { subscriber.finish() }

@@ -425,3 +425,36 @@ def test_the_push_console_sends_through_the_apns_endpoint_answers_as_curl_does_a
     browser.execute_script("document.getElementById('console-payload').scrollIntoView()")
     shot(browser, "push-console")
     assert console_errors(browser) == []
+
+
+def test_a_scheduled_focus_starting_and_ending_shows_in_the_open_page(herald_factory, browser):
+    """On a server whose clock the test moves: a Focus schedule's window starts and ends by itself
+    (no API call), and the open page shows it on and then off — `event: focus` from the policy's
+    Focus service, as for a change made in the page."""
+    from datetime import datetime, timedelta
+
+    manual = herald_factory("web-focus-schedule", extra_args=["--clock", "manual"])
+    device = manual.new_device()
+    assert manual.api("PUT", "/v1/me/preferences", body={"time_zone": "UTC"}, token=device.user_token).status == 200
+    every_day = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    r = manual.api("PUT", "/v1/me/focus-modes/work", token=device.user_token,
+                   body={"schedules": [{"days": every_day, "start": "09:00", "end": "17:00"}]})
+    assert r.status in (200, 201), r
+    now = datetime.fromisoformat(manual.admin("GET", "/v1/admin/clock", expect=200)["now"].replace("Z", "+00:00"))
+    # Start outside the window: 08:59:50 of a day to come.
+    before = now.replace(hour=8, minute=59, second=50, microsecond=0)
+    if before <= now:
+        before += timedelta(days=1)
+    manual.admin("POST", "/v1/admin/clock/advance", {"seconds": (before - now).total_seconds()}, expect=200)
+    open_device(browser, manual, device)
+    assert not browser.find_element(By.ID, "status-focus").is_displayed()
+
+    manual.admin("POST", "/v1/admin/clock/advance", {"seconds": 20}, expect=200)  # 09:00:10
+    wait(browser, lambda d: d.find_element(By.ID, "status-focus").is_displayed()
+         and d.find_element(By.ID, "status-focus").text == "Work")
+    wait(browser, lambda d: "active" in d.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="work"]')
+         .get_attribute("class"))
+    shot(browser, "focus-scheduled-on")
+    manual.admin("POST", "/v1/admin/clock/advance", {"seconds": 8 * 3600}, expect=200)  # 17:00:10
+    wait(browser, lambda d: not d.find_element(By.ID, "status-focus").is_displayed())
+    assert console_errors(browser) == []

@@ -189,17 +189,7 @@ struct UserStateRoutes: Sendable {
     /// so each of the user's notification centers shows it.
     private func focusChanged(userID: String) async {
         await dependencies.policy.userStateChanged(userID: userID)
-        guard let (modes, zone) = try? await focusState(userID: userID),
-            let devices = try? await store.devices(userID: userID)
-        else { return }
-        let instant = now
-        let focusModes = FocusModes(modes)
-        let json = FocusCatalog.activeJSON(
-            focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone),
-            timeZone: zone)
-        for device in devices {
-            dependencies.hub.publishEvent(deviceID: device.deviceID, name: "focus", json)
-        }
+        await FocusAnnouncer.announce(userID: userID, dependencies: dependencies)
     }
 
     @Sendable func activeFocus(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -204,6 +204,7 @@ public final class HeraldApplication: Sendable {
                     .init(service: extensions),
                     .init(service: attachments),
                     .init(service: webhooks),
+                    .init(service: FocusAnnouncer(dependencies: dependencies)),
                     .init(service: api),
                     .init(service: apns),
                 ] + policy.services.map { .init(service: $0) } + [
