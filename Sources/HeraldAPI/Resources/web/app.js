@@ -4,6 +4,7 @@
 // modules and the JSON API only: no build step, nothing fetched from outside Herald.
 
 import { startConsole } from "./console.js";
+import { focusEditor } from "./focus.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -321,9 +322,33 @@ function renderDevice() {
     button.type = "button";
     button.setAttribute("aria-pressed", String(mode.active));
     button.addEventListener("click", () => toggleFocus(mode));
-    item.append(button);
+    item.append(button, focusSettings(mode));
     list.append(item);
   }
+}
+
+/** A Focus's settings editor, kept across renders (a stream event must not wipe what is being
+ *  typed); made again from the saved mode after a save. */
+const focusEditors = new Map();
+function focusSettings(mode) {
+  const kept = focusEditors.get(mode.id);
+  if (kept) return kept;
+  const editor = focusEditor(mode, {
+    api: (method, path, body) => api(state.session, method, path, body),
+    apps: knownApps(),
+    onError: reportError,
+    saved: async () => {
+      focusEditors.delete(mode.id);
+      await loadFocus();
+      const fresh = focusEditors.get(mode.id);
+      if (fresh) {
+        fresh.open = true;
+        fresh.dataset.saved = "true";
+      }
+    },
+  });
+  focusEditors.set(mode.id, editor);
+  return editor;
 }
 
 function tick() {
