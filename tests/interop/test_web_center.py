@@ -507,3 +507,52 @@ def test_a_focus_is_set_up_in_the_page_people_apps_time_sensitive_and_a_schedule
     shot(browser, "focus-settings")
     errors = [e for e in console_errors(browser) if "focus-modes/work" not in e]  # the refused PUT's 400
     assert errors == []
+
+
+def test_the_users_preferences_an_apps_other_settings_and_the_location_are_set_in_the_page(
+        herald, h2, browser, app_device):
+    app, device = app_device
+    st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": "Hi", "body": "b"}}})
+    assert st.status == 200, st
+    open_device(browser, herald, device)
+    form = browser.find_element(By.ID, "preferences-form")
+    Select(form.find_element(By.NAME, "show_previews")).select_by_value("never")
+    Select(form.find_element(By.NAME, "grouping")).select_by_value("by_app")
+    form.find_element(By.NAME, "announce").click()
+    zone = form.find_element(By.NAME, "time_zone")
+    zone.clear()
+    zone.send_keys("Europe/Berlin")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(browser, lambda d: d.find_element(By.ID, "preferences-form").get_attribute("data-saved"))
+    preferences = herald.api("GET", "/v1/me/preferences", token=device.user_token).json()
+    assert (preferences["show_previews"], preferences["grouping"], preferences["time_zone"]) == (
+        "never", "by_app", "Europe/Berlin")
+    assert preferences["announce"]["enabled"] is True
+    # A bad time zone is refused with the API's words, and nothing changes.
+    zone = browser.find_element(By.CSS_SELECTOR, "#preferences-form [name=time_zone]")
+    zone.clear()
+    zone.send_keys("Mars/Olympus")
+    browser.find_element(By.CSS_SELECTOR, "#preferences-form button[type=submit]").click()
+    wait(browser, lambda d: "time_zone" in d.find_element(By.ID, "control-error").text)
+    assert herald.api("GET", "/v1/me/preferences", token=device.user_token).json()["time_zone"] == "Europe/Berlin"
+
+    # The app's other settings: Lock Screen off, its own Show Previews.
+    section = browser.find_element(By.CSS_SELECTOR, f'#app-settings [data-app="{app}"]')
+    section.find_element(By.CSS_SELECTOR, 'input[name="lock_screen"]').click()
+    Select(section.find_element(By.CSS_SELECTOR, 'select[name="show_previews"]')).select_by_value("always")
+    wait_until(lambda: herald.api("GET", f"/v1/me/apps/{app}/settings", token=device.user_token).json()
+               .get("show_previews") == "always", timeout=10, what="the app's show_previews saved")
+    settings = herald.api("GET", f"/v1/me/apps/{app}/settings", token=device.user_token).json()
+    assert settings["lock_screen"] == "disabled"
+
+    # The device's location.
+    browser.find_element(By.ID, "location-latitude").send_keys("52.5163")
+    browser.find_element(By.ID, "location-longitude").send_keys("13.3777")
+    browser.find_element(By.CSS_SELECTOR, "#location-form button").click()
+    wait(browser, lambda d: d.find_element(By.ID, "location-form").get_attribute("data-saved"))
+    state = herald.api("GET", f"/v1/devices/{device.device_id}/state", token=device.user_token).json()
+    assert state["location"] == {"latitude": 52.5163, "longitude": 13.3777}
+    browser.execute_script("arguments[0].scrollIntoView()", browser.find_element(By.ID, "preferences-form"))
+    shot(browser, "preferences")
+    errors = [e for e in console_errors(browser) if "/v1/me/preferences" not in e]  # the refused PUT's 400
+    assert errors == []

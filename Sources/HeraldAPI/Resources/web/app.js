@@ -306,6 +306,11 @@ function renderDevice() {
   if (state.deviceState) {
     $("ringer-silent").checked = Boolean(state.deviceState.ringer_silent);
     $("audio-route").value = state.deviceState.audio_route || "none";
+    const location = state.deviceState.location;
+    if (!$("location-form").contains(document.activeElement)) {
+      $("location-latitude").value = location ? location.latitude : "";
+      $("location-longitude").value = location ? location.longitude : "";
+    }
   }
   const active = state.focus && state.focus.active;
   for (const id of ["status-focus", "lock-focus"]) {
@@ -455,8 +460,10 @@ async function putDeviceState(fields) {
     state.deviceState = await api(
       state.session, "PUT", `/v1/devices/${encodeURIComponent(state.session.device)}/state`, fields);
     renderDevice();
+    return true;
   } catch (error) {
     reportError(error);
+    return false;
   }
 }
 
@@ -470,6 +477,8 @@ function knownApps() {
 }
 
 async function loadSettings() {
+  state.preferences = await api(state.session, "GET", "/v1/me/preferences");
+  renderPreferences();
   state.summary = await api(state.session, "GET", "/v1/me/summary");
   const apps = knownApps();
   state.appSettings = {};
@@ -538,12 +547,79 @@ function appSettingsForm(app, settings) {
   style.append(select);
   box.append(style);
   // Per-app switches are `UNNotificationSetting`s: enabled, disabled or not_supported (not shown).
-  for (const [key, label] of [["sound", "Sounds"], ["badge", "Badges"], ["time_sensitive", "Time Sensitive Notifications"],
-    ["scheduled_delivery", "Scheduled Summary"]]) {
-    if (settings[key] === "not_supported") continue;
+  for (const [key, label] of [["sound", "Sounds"], ["badge", "Badges"], ["lock_screen", "Lock Screen"],
+    ["notification_center", "Notification Center"], ["time_sensitive", "Time Sensitive Notifications"],
+    ["critical_alerts", "Critical Alerts"], ["scheduled_delivery", "Scheduled Summary"],
+    ["direct_messages_in_summary", "Direct Messages in the Summary"], ["announcement", "Announce Notifications"],
+    ["car_play", "Show in CarPlay"]]) {
+    if (settings[key] === undefined || settings[key] === "not_supported") continue;
     toggle(key, label, settings[key] === "enabled", (on) => ({ [key]: on ? "enabled" : "disabled" }));
   }
+  // Show Previews and grouping: the app's own choice, or the user's default (null).
+  const choice = (key, label, options) => {
+    const field = element("label", "field", label);
+    const menu = element("select");
+    menu.name = key;
+    for (const [value, text] of options) {
+      const option = element("option", null, text);
+      option.value = value;
+      menu.append(option);
+    }
+    menu.value = settings[key] || "";
+    menu.addEventListener("change", () => save({ [key]: menu.value === "" ? null : menu.value }));
+    field.append(menu);
+    box.append(field);
+  };
+  choice("show_previews", "Show Previews", [["", "Default"], ["always", "Always"], ["when_unlocked", "When Unlocked"], ["never", "Never"]]);
+  choice("grouping", "Notification Grouping", [["", "Default"], ["automatic", "Automatic"], ["by_app", "By App"], ["off", "Off"]]);
   return box;
+}
+
+/** The user's own defaults: Show Previews, grouping, Announce Notifications (and for which apps),
+ *  time zone and language (`PUT /v1/me/preferences`). */
+function renderPreferences() {
+  const preferences = state.preferences;
+  if (!preferences) return;
+  const form = $("preferences-form");
+  if (form.contains(document.activeElement)) return; // being edited
+  form.elements.show_previews.value = preferences.show_previews;
+  form.elements.grouping.value = preferences.grouping;
+  form.elements.announce.checked = preferences.announce.enabled;
+  form.elements.announce_apps.value = preferences.announce.apps.join(", ");
+  form.elements.time_zone.value = preferences.time_zone;
+  form.elements.locale.value = preferences.locale;
+}
+
+async function savePreferences(event) {
+  event.preventDefault();
+  const form = $("preferences-form");
+  try {
+    state.preferences = await api(state.session, "PUT", "/v1/me/preferences", {
+      show_previews: form.elements.show_previews.value,
+      grouping: form.elements.grouping.value,
+      announce: {
+        enabled: form.elements.announce.checked,
+        apps: form.elements.announce_apps.value.split(",").map((a) => a.trim()).filter(Boolean),
+      },
+      time_zone: form.elements.time_zone.value.trim(),
+      locale: form.elements.locale.value.trim(),
+    });
+    form.dataset.saved = String(Date.now());
+    $("control-error").textContent = "";
+    renderPreferences();
+    await loadFocus(); // the Focus schedules follow the time zone
+  } catch (error) {
+    reportError(error);
+  }
+}
+
+/** The device's reported location (location triggers fire on crossing their regions). */
+async function saveLocation(event) {
+  event.preventDefault();
+  const latitude = $("location-latitude").value.trim();
+  const longitude = $("location-longitude").value.trim();
+  const location = latitude === "" && longitude === "" ? null : { latitude: Number(latitude), longitude: Number(longitude) };
+  if (await putDeviceState({ location })) $("location-form").dataset.saved = String(Date.now());
 }
 
 async function saveSummary(event) {
@@ -710,6 +786,8 @@ async function start() {
   $("ringer-silent").addEventListener("change", (event) => putDeviceState({ ringer_silent: event.target.checked }));
   $("audio-route").addEventListener("change", (event) => putDeviceState({ audio_route: event.target.value }));
   $("summary-form").addEventListener("submit", saveSummary);
+  $("preferences-form").addEventListener("submit", savePreferences);
+  $("location-form").addEventListener("submit", (event) => saveLocation(event).catch(reportError));
   $("authorization-allow").addEventListener("click", () => answerAuthorization(true));
   $("authorization-deny").addEventListener("click", () => answerAuthorization(false));
   $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
