@@ -12,6 +12,11 @@ struct Watch: AsyncParsableCommand {
             each new one. After a dropped connection it reconnects with backoff and resumes after the \
             last event it printed. With --data, the device, URL and token default to that Herald data \
             directory's demo setup. Stops with Ctrl-C.
+
+            On a terminal (or with --interactive) it also takes answers, a line each: each \
+            notification is numbered ([3]) and lists its actions (1 Like · 2 Reply…); `3 1` sends \
+            action 1 of notification 3, `3 2 On my way` a text reply, `3 o` opens it (the default \
+            action), `3 d` dismisses it. Hidden previews show as the device shows them.
             """
     )
 
@@ -32,6 +37,9 @@ struct Watch: AsyncParsableCommand {
 
     @Flag(help: "Print each event's JSON data line as received instead of a summary.")
     var json = false
+
+    @Flag(help: "Read answers from standard input also when it is not a terminal.")
+    var interactive = false
 
     @OptionGroup var data: DataDirectoryOption
 
@@ -71,8 +79,18 @@ struct Watch: AsyncParsableCommand {
                     Console.printError("connection lost (\(reason)); reconnecting in \(Self.seconds(delay))")
                 }
             }
+            let keyboard =
+                (interactive || isatty(STDIN_FILENO) == 1) && !json
+                ? WatchKeyboard(client: client, deviceID: deviceID) : nil
+            let answers = Task { await keyboard?.run() }
+            defer { answers.cancel() }
             for try await event in events {
-                Console.printLine(json ? event.data : formatter.line(for: event))
+                guard !json else {
+                    Console.printLine(event.data)
+                    continue
+                }
+                let line = formatter.line(for: event)
+                Console.printLine(keyboard?.numbered(line, for: event) ?? line)
             }
         } catch let error as HeraldAPIError {
             try? await client.shutdown()

@@ -8,10 +8,11 @@ import subprocess
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
-from herald_support import H2Client, alert_payload, herald_bin, random_hex_token
+from herald_support import H2Client, alert_payload, herald_bin, random_hex_token, wait_until
 
 
 def herald_push(herald, url: str, device_token: str, title: str, body: str, *, tls: bool) -> tuple[dict, int]:
@@ -125,3 +126,79 @@ def test_herald_watch_with_cursor_prints_the_changes_after_it(herald, device):
         assert line is not None and "b-two" in line, f"first line printed: {line!r}"
     finally:
         w.stop()
+
+
+def test_herald_watch_in_tmux_answers_actions_and_replies_from_the_keyboard(herald):
+    """A person at a terminal: `herald watch` in tmux numbers each notification and lists its
+    actions; typed answers reach the app as responses; a hidden preview stays hidden."""
+    import shlex
+    from urllib.parse import urlsplit
+    import http.client
+
+    device = herald.new_device()
+    credential = herald.app_credential(device.device_id)
+    category = {"identifier": "chat", "actions": [
+        {"identifier": "like", "title": "Like"},
+        {"identifier": "reply", "title": "Reply", "text_input": {"button_title": "Send", "placeholder": "Message"}}]}
+    assert herald.api("PUT", "/v1/app/categories", token=credential, body={"categories": [category]}).status == 200
+    assert herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token,
+                      body={"locked": False}).status == 200
+    session = f"watch-{uuid.uuid4().hex[:8]}"
+    command = [str(herald_bin()), "watch", "--url", herald.api_url, "--token", device.user_token,
+               "--device", device.device_id]
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "220", "-y", "50", shlex.join(command)],
+                   check=True)
+
+    def pane() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-t", session], capture_output=True,
+                              text=True).stdout
+
+    def keys(text: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", text], check=True)
+        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+
+    def add(identifier: str, title: str, body: str) -> None:
+        r = herald.api("POST", "/v1/app/requests", token=credential, body={
+            "identifier": identifier, "content": {"title": title, "body": body, "category_identifier": "chat"}})
+        assert r.status in (200, 201), r
+
+    try:
+        wait_until(lambda: "watching device" in pane(), timeout=15, what="herald watch connected")
+        add("lunch", "Ana", "Lunch at noon?")
+        wait_until(lambda: "[1]" in pane() and "1 Like · 2 Reply… · o open · d dismiss" in pane(), timeout=10,
+                   what="the notification numbered with its actions")
+        assert "Ana — Lunch at noon?" in pane()
+        keys("1 2")
+        wait_until(lambda: "Reply needs text" in pane(), timeout=10, what="a reply without text refused")
+        keys("1 2 On my way")
+        wait_until(lambda: 'sent reply "On my way" to [1]' in pane(), timeout=10, what="the reply sent")
+
+        parts = urlsplit(herald.api_url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+        conn.request("GET", "/v1/app/stream", headers={"Authorization": f"Bearer {credential}"})
+        resp = conn.getresponse()
+        line = b""
+        while not line.startswith(b"data: "):
+            line = resp.fp.readline()
+        conn.close()
+        event = json.loads(line[6:])
+        assert (event["action_identifier"], event["user_text"]) == ("reply", "On my way")
+        assert event["notification"]["identifier"] == "lunch"
+
+        # Locked with previews hidden: the next one shows as the device shows it, not its text.
+        assert herald.api("PUT", "/v1/me/preferences", token=device.user_token,
+                          body={"show_previews": "never"}).status == 200
+        add("secret", "Ben", "The surprise is at eight")
+        wait_until(lambda: "[2]" in pane(), timeout=10, what="the second notification")
+        assert "surprise" not in pane()
+        keys("2 d")
+        wait_until(lambda: "sent dismiss to [2]" in pane(), timeout=10, what="the dismissal sent")
+        listed = herald.all_notifications(device)
+        assert [n for n in listed if n["dismissed_at"]][0]["alert"]["title"] == "Ben"
+        keys("7 1")
+        wait_until(lambda: "There is no notification [7]." in pane(), timeout=10, what="an unknown number refused")
+        screens = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
+        screens.mkdir(parents=True, exist_ok=True)
+        (screens / "herald-watch-tmux.txt").write_text(pane())
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

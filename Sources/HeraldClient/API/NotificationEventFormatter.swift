@@ -23,13 +23,17 @@ public struct NotificationEventFormatter: Sendable {
         if event.event == "badge" { return Self.badgeLine(notification) }
         if event.event == "summary" { return summaryLine(notification) }
         if event.event == "authorization_requests" { return Self.authorizationLine(notification) }
+        if event.event == "focus" { return "focus  \(notification["reason"]?.stringValue ?? event.data)" }
+        if event.event == "state" { return Self.stateLine(notification) }
         let time = Self.date(notification["received_at"]?.stringValue).map(clockTime) ?? "--:--:--"
         let app = notification["bundle_id"]?.stringValue ?? notification["topic"]?.stringValue ?? "?"
         if event.event == "removed" {
             return "\(time)  \(app)  removed \(notification["id"]?.stringValue ?? "")"
         }
 
-        let alert = notification["alert"]?.objectValue
+        // What the device shows: the decision's `display` (a hidden preview's placeholder, a
+        // localized alert) when there is one, else the alert as sent.
+        let alert = notification["display"]?.objectValue ?? notification["alert"]?.objectValue
         let title = [alert?["title"]?.stringValue, alert?["subtitle"]?.stringValue]
             .compactMap { $0.flatMap { $0.isEmpty ? nil : $0 } }
             .joined(separator: " · ")
@@ -41,6 +45,9 @@ public struct NotificationEventFormatter: Sendable {
 
         var details: [String] = []
         if let level = notification["interruption_level"]?.stringValue { details.append(level) }
+        if let disposition = notification["disposition"]?.stringValue, disposition != "alerted" {
+            details.append(disposition)
+        }
         if let thread = notification["thread_id"]?.stringValue { details.append("thread \(thread)") }
         if notification["dismissed_at"]?.stringValue != nil {
             details.append("dismissed")
@@ -49,6 +56,33 @@ public struct NotificationEventFormatter: Sendable {
         }
         let suffix = details.isEmpty ? "" : "  [\(details.joined(separator: ", "))]"
         return "\(time)  \(app)  \(text)\(suffix)"
+    }
+
+    /// The category's actions the decision offers (`decision.actions`), in order: identifier,
+    /// title, and the text-input button title when the action asks for text.
+    public static func actions(of event: ServerSentEvent) -> [(identifier: String, title: String, textInput: String?)] {
+        guard event.event == "notification",
+            let notification = (try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8)))?.objectValue,
+            notification["dismissed_at"]?.stringValue == nil,
+            case .array(let list)? = notification["decision"]?.objectValue?["actions"]
+        else { return [] }
+        return list.compactMap { item in
+            guard let action = item.objectValue, let identifier = action["identifier"]?.stringValue,
+                let title = action["title"]?.stringValue
+            else { return nil }
+            let textInput = action["text_input"]?.objectValue.map { $0["button_title"]?.stringValue ?? "Send" }
+            return (identifier, title, textInput)
+        }
+    }
+
+    /// A `state` event: `state  unlocked, ringer on, audio headphones, in front: com.example.app`.
+    static func stateLine(_ state: [String: JSONValue]) -> String {
+        var parts: [String] = []
+        if case .bool(let locked)? = state["locked"] { parts.append(locked ? "locked" : "unlocked") }
+        if case .bool(let silent)? = state["ringer_silent"] { parts.append(silent ? "ringer silent" : "ringer on") }
+        if let route = state["audio_route"]?.stringValue { parts.append("audio \(route)") }
+        if let app = state["foreground_app"]?.stringValue { parts.append("in front: \(app)") }
+        return "state  " + parts.joined(separator: ", ")
     }
 
     /// An `authorization_requests` event: the apps asking for permission, and how to answer.

@@ -85,5 +85,32 @@ extension ClientTests {
                     """)
             #expect(formatter.line(for: event) == "14:03:07  com.example.app  Hi  [read]")
         }
+
+        @Test func theDeviceShowsAHiddenPreviewAndTheDispositionAndItsActionsAreListed() {
+            let event = ServerSentEvent(
+                id: "11", event: "notification",
+                data: """
+                    {"id":"h","bundle_id":"com.example.app","received_at":"2026-11-21T14:03:07.123Z",
+                     "alert":{"title":"Ben","body":"The surprise is at eight"},
+                     "display":{"title":"Example","subtitle":null,"body":"Notification"},
+                     "disposition":"heldForFocus","read_at":null,"dismissed_at":null,
+                     "decision":{"actions":[{"identifier":"like","title":"Like","options":[]},
+                       {"identifier":"reply","title":"Reply","options":[],"text_input":{"button_title":"Send","placeholder":""}}]}}
+                    """)
+            #expect(formatter.line(for: event) == "14:03:07  com.example.app  Example — Notification  [heldForFocus]")
+            let actions = NotificationEventFormatter.actions(of: event)
+            #expect(actions.map(\.identifier) == ["like", "reply"])
+            #expect(actions.map(\.textInput) == [nil, "Send"])
+        }
+
+        @Test func focusAndStateEventsAreSentences() {
+            let focus = ServerSentEvent(
+                id: nil, event: "focus", data: #"{"active":null,"reason":"No Focus is on.","time_zone":"UTC"}"#)
+            #expect(formatter.line(for: focus) == "focus  No Focus is on.")
+            let state = ServerSentEvent(
+                id: nil, event: "state",
+                data: #"{"locked":false,"ringer_silent":true,"audio_route":"headphones","foreground_app":null}"#)
+            #expect(formatter.line(for: state) == "state  unlocked, ringer silent, audio headphones")
+        }
     }
 }
