@@ -53,6 +53,10 @@ class Watch:
     """`herald watch` as a subprocess; stdout and stderr lines are collected on threads."""
 
     def __init__(self, herald, device, *extra):
+        # Unlocked, so previews show: watch prints what the device shows, and a new device is locked
+        # with Show Previews "when unlocked".
+        r = herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+        assert r.status == 200, r
         self.proc = subprocess.Popen([herald_bin(), "watch", "--device", device.device_id, "--url", herald.api_url,
                                       "--token", device.user_token, *extra], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
@@ -115,6 +119,8 @@ def test_herald_watch_without_cursor_prints_only_new_notifications(herald, devic
 
 
 def test_herald_watch_with_cursor_prints_the_changes_after_it(herald, device):
+    # Unlocked before the pushes: decided locked, their previews would be hidden (as watch shows).
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
     with H2Client(herald.apns_url) as c:
         for t in ("a-one", "b-two"):
             assert c.push(device.device_token, herald.headers(), alert_payload(t, "x")).status == 200
