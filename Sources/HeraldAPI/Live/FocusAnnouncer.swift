@@ -36,23 +36,22 @@ public struct FocusAnnouncer: Service, CustomStringConvertible {
     /// Sends the user's devices their active Focus now; a store that cannot be read sends nothing
     /// (the page reads `GET /v1/me/focus` again on its next change).
     static func announce(userID: String, dependencies: APIDependencies) async {
-        let store = dependencies.store
-        let stored: [FocusMode]
-        let zone: TimeZone
-        let devices: [Device]
-        do {
-            stored = try await store.focusModes(userID: userID)
-            zone = try await store.preferences(userID: userID)?.timeZone ?? TimeZone(identifier: "UTC")!
-            devices = try await store.devices(userID: userID)
-        } catch {
-            return
-        }
-        let modes = FocusModes(FocusCatalog.modes(stored: stored))
-        let instant = dependencies.now()
-        let json = FocusCatalog.activeJSON(
-            modes.active(at: instant, in: zone), nextChange: modes.nextChange(after: instant, in: zone), timeZone: zone)
+        guard let json = try? await activeJSON(userID: userID, dependencies: dependencies),
+            let devices = try? await dependencies.store.devices(userID: userID)
+        else { return }
         for device in devices {
             dependencies.hub.publishEvent(deviceID: device.deviceID, name: "focus", json)
         }
+    }
+
+    /// The user's active Focus now and why, with the next change (`GET /v1/me/focus`, `event: focus`).
+    static func activeJSON(userID: String, dependencies: APIDependencies) async throws -> JSONValue {
+        let store = dependencies.store
+        let stored = try await store.focusModes(userID: userID)
+        let zone = try await store.preferences(userID: userID)?.timeZone ?? TimeZone(identifier: "UTC")!
+        let modes = FocusModes(FocusCatalog.modes(stored: stored))
+        let instant = dependencies.now()
+        return FocusCatalog.activeJSON(
+            modes.active(at: instant, in: zone), nextChange: modes.nextChange(after: instant, in: zone), timeZone: zone)
     }
 }

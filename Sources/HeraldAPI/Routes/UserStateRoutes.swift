@@ -194,14 +194,7 @@ struct UserStateRoutes: Sendable {
 
     @Sendable func activeFocus(_ request: Request, context: APIRequestContext) async throws -> Response {
         let user = try await authenticator.requireUser(request)
-        let (modes, zone) = try await focusState(userID: user.userID)
-        let instant = now
-        let focusModes = FocusModes(modes)
-        return JSONBody.response(
-            FocusCatalog.activeJSON(
-                focusModes.active(at: instant, in: zone), nextChange: focusModes.nextChange(after: instant, in: zone),
-                timeZone: zone
-            ))
+        return JSONBody.response(try await FocusAnnouncer.activeJSON(userID: user.userID, dependencies: dependencies))
     }
 
     /// The people to suggest for the Focus's allowed people: those the user messaged or called
