@@ -122,16 +122,24 @@ public final class APNsListener: Service, Sendable {
         return BoundAddresses(cleartext: cleartextAddress, tls: tlsAddress)
     }
 
-    /// Serves until graceful shutdown, then drains.
+    /// Serves until graceful shutdown or cancellation (its group cancels it when another service
+    /// failed), then drains.
     public func run() async throws {
         let channels = serverChannels.withLock { $0 }
         if channels.isEmpty { _ = try await bind() }
+        let closeListeners = { @Sendable in
+            for channel in self.serverChannels.withLock({ $0 }) { channel.close(promise: nil) }
+        }
         await withGracefulShutdownHandler {
-            for channel in serverChannels.withLock({ $0 }) {
-                try? await channel.closeFuture.get()
+            await withTaskCancellationHandler {
+                for channel in serverChannels.withLock({ $0 }) {
+                    try? await channel.closeFuture.get()
+                }
+            } onCancel: {
+                closeListeners()
             }
         } onGracefulShutdown: {
-            for channel in self.serverChannels.withLock({ $0 }) { channel.close(promise: nil) }
+            closeListeners()
         }
         await drain()
     }

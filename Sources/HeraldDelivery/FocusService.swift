@@ -63,7 +63,7 @@ final class FocusService: Service, ClockFollowing {
     }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilGracefulShutdown {
             try await self.loop()
         }
     }
@@ -169,7 +169,7 @@ final class FocusService: Service, ClockFollowing {
     /// not write a line per user and retry), anything else as an error.
     private func log(_ error: any Error, _ message: Logger.Message, userID: String) {
         logger.log(
-            level: error is StorageFaultError ? .debug : .error, message,
+            level: error is StorageFaultError || error is CancellationError ? .debug : .error, message,
             metadata: ["user.id": "\(userID)", "error": "\(error)"])
     }
 }

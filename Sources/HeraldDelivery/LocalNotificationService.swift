@@ -156,7 +156,7 @@ public final class LocalNotificationService: Service, ClockFollowing {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilGracefulShutdown {
             try await self.loop()
         }
     }

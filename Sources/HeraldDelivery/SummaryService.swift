@@ -64,7 +64,7 @@ final class SummaryService: Service, ClockFollowing {
     }
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilGracefulShutdown {
             try await self.loop()
         }
     }
@@ -182,7 +182,10 @@ final class SummaryService: Service, ClockFollowing {
     private func log(_ error: any Error, _ message: Logger.Message, _ metadata: Logger.Metadata) {
         var metadata = metadata
         metadata["error"] = "\(error)"
-        logger.log(level: error is StorageFaultError ? .debug : .error, message, metadata: metadata)
+        // A read cut short by shutdown (CancellationError) is no fault either.
+        logger.log(
+            level: error is StorageFaultError || error is CancellationError ? .debug : .error, message,
+            metadata: metadata)
     }
 
     /// How many users' summaries share one store transaction.

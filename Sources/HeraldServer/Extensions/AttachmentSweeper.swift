@@ -25,7 +25,7 @@ public final class AttachmentSweeper: Service, Sendable {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await runUntilGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     _ = try await self.sweep()

@@ -52,7 +52,7 @@ public final class WebhookService: Service, Sendable {
             configuration: HTTPClient.Configuration(
                 redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))))
         do {
-            try await cancelWhenGracefulShutdown { try await self.loop(client) }
+            try await runUntilGracefulShutdown { try await self.loop(client) }
         } catch {
             try? await client.shutdown()
             throw error
