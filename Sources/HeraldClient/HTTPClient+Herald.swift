@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import HeraldCore
 import NIOCore
 import NIOSSL
+import Synchronization
 
 extension HTTPClient {
     /// A client that trusts the certificates in `caFile` (PEM) instead of the system roots when a
@@ -29,5 +31,25 @@ extension HTTPClient {
         // the callers (a CLI, a reconnecting stream) decide themselves whether to try again.
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+}
+
+/// An `HTTPClient` that its owner shuts down with ``shutdown()``, or that shuts itself down when the
+/// owner is released without doing so — an owner that threw before its `shutdown()` call. A released
+/// `HTTPClient` that was never shut down leaks its connections, and traps in debug builds.
+final class OwnedHTTPClient: Sendable {
+    let client: HTTPClient
+    private let shutDown = HeraldMutex(false)
+
+    init(_ client: HTTPClient) { self.client = client }
+
+    func shutdown() async throws {
+        shutDown.withLock { $0 = true }
+        try await client.shutdown()
+    }
+
+    deinit {
+        // The shutdown holds the client until its connections are closed.
+        if !shutDown.withLock({ $0 }) { client.shutdown { _ in } }
     }
 }

@@ -151,7 +151,7 @@ public struct DeviceEventStream: AsyncSequence, Sendable {
             if let lastEventID = parser.lastEventID, !lastEventID.isEmpty {
                 request.headers.add(name: "last-event-id", value: lastEventID)
             }
-            let response = try await client.httpClient.execute(request, timeout: .seconds(30))
+            let response = try await client.httpClient.client.execute(request, timeout: .seconds(30))
             guard (200..<300).contains(response.status.code) else {
                 let body = try await response.body.collect(upTo: 64 * 1024)
                 throw HeraldAPIError(status: Int(response.status.code), body: Data(buffer: body))

@@ -14,7 +14,7 @@ public final class HeraldAPIClient: Sendable {
     /// The API's base URL, e.g. `http://127.0.0.1:8080`.
     public let baseURL: URL
     let bearerToken: String?
-    let httpClient: HTTPClient
+    let httpClient: OwnedHTTPClient
     private let timeout: TimeAmount
 
     /// A client of the API at `baseURL` that authenticates with `bearerToken`.
@@ -34,7 +34,7 @@ public final class HeraldAPIClient: Sendable {
         }
         self.baseURL = baseURL
         self.bearerToken = bearerToken
-        self.httpClient = try HTTPClient.makeHerald(caFile: caFile, readTimeout: idleTimeout)
+        self.httpClient = OwnedHTTPClient(try HTTPClient.makeHerald(caFile: caFile, readTimeout: idleTimeout))
         self.timeout = timeout
     }
 
@@ -65,7 +65,7 @@ public final class HeraldAPIClient: Sendable {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try encoder.encode(body)))
         }
-        let response = try await httpClient.execute(request, timeout: timeout)
+        let response = try await httpClient.client.execute(request, timeout: timeout)
         let data = Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
         guard (200..<300).contains(response.status.code) else {
             throw HeraldAPIError(status: Int(response.status.code), body: data)
@@ -82,7 +82,7 @@ public final class HeraldAPIClient: Sendable {
         request.headers.add(name: "accept", value: "application/json")
         request.headers.add(name: "content-type", value: contentType)
         request.body = .bytes(ByteBuffer(data: data))
-        let response = try await httpClient.execute(request, timeout: timeout)
+        let response = try await httpClient.client.execute(request, timeout: timeout)
         let body = Data(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
         guard (200..<300).contains(response.status.code) else {
             throw HeraldAPIError(status: Int(response.status.code), body: body)

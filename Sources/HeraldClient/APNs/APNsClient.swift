@@ -11,7 +11,7 @@ import NIOHTTP1
 /// HTTP/1.1, which Herald's cleartext listener answers with the same semantics. One provider token
 /// is reused for 50 minutes, so a long-lived client never trips TooManyProviderTokenUpdates.
 ///
-/// Call ``shutdown()`` when done.
+/// Call ``shutdown()`` when done (a client released without it shuts itself down).
 public final class APNsClient: Sendable {
     /// Apple's development endpoint.
     public static let sandboxURL = URL(string: "https://api.sandbox.push.apple.com")!
@@ -20,7 +20,7 @@ public final class APNsClient: Sendable {
 
     /// The endpoint, e.g. `https://127.0.0.1:2198`.
     public let baseURL: URL
-    private let httpClient: HTTPClient
+    private let httpClient: OwnedHTTPClient
     private let tokens: ProviderTokenCache
     private let timeout: TimeAmount
     private let now: @Sendable () -> Date
@@ -45,7 +45,7 @@ public final class APNsClient: Sendable {
                 "The APNs URL must look like https://host[:port] or http://host[:port], not \(baseURL.absoluteString).")
         }
         self.baseURL = baseURL
-        self.httpClient = try HTTPClient.makeHerald(caFile: caFile)
+        self.httpClient = OwnedHTTPClient(try HTTPClient.makeHerald(caFile: caFile))
         self.tokens = ProviderTokenCache(credentials: credentials)
         self.timeout = timeout
         self.now = now
@@ -63,7 +63,7 @@ public final class APNsClient: Sendable {
         httpRequest.headers.add(name: "content-type", value: "application/json")
         httpRequest.body = .bytes(ByteBuffer(data: push.payload))
 
-        let response = try await httpClient.execute(httpRequest, timeout: timeout)
+        let response = try await httpClient.client.execute(httpRequest, timeout: timeout)
         let body = try await response.body.collect(upTo: 64 * 1024)
         let fields = APNsPushResult.errorFields(of: Data(buffer: body))
         return APNsPushResult(

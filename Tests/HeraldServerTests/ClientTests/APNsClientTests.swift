@@ -120,5 +120,23 @@ extension ClientTests {
             }
             try await client.shutdown()
         }
+
+        @Test("a client released without shutdown() (its owner threw first) shuts itself down, no trap")
+        func releasedWithoutShutdown() async throws {
+            let fixture = try Fixture()
+            defer { fixture.tearDown() }
+            weak var released: APNsClient?
+            do {
+                let client = try fixture.makeClient()
+                released = client
+                let result = try await client.send(
+                    APNsPush(deviceToken: "abcd", topic: "com.example.app", payload: Data("{}".utf8)))
+                #expect(result.status == 200)
+            }
+            // Debug builds of AsyncHTTPClient trap when a client is released before it is shut down: were
+            // the shutdown missing, the test process would die here.
+            #expect(released == nil)
+            try await Task.sleep(for: .milliseconds(200))
+        }
     }
 }
