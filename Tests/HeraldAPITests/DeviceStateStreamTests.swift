@@ -25,7 +25,7 @@ struct DeviceStateStreamTests {
         request.method = .PUT
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.body = .bytes(ByteBuffer(string: #"{"locked":false,"audio_route":"headphones"}"#))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         #expect(response.status.code == 200)
     }
 

@@ -183,7 +183,7 @@ struct WebSocketStreamTests {
                 request.headers.add(name: "Upgrade", value: "websocket")
                 request.headers.add(name: "Sec-WebSocket-Version", value: "13")
                 request.headers.add(name: "Sec-WebSocket-Key", value: "dGhlIHNhbXBsZSBub25jZQ==")
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
                 let body = try await response.body.collect(upTo: 1 << 16)
                 let json = try JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))
                 #expect(Int(response.status.code) == status, "\(path)")

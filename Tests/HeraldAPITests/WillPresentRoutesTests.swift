@@ -45,7 +45,7 @@ struct WillPresentRoutesTests {
         #expect(!apps.answersWillPresent(deviceID: device.deviceID, bundleID: otherApp))
 
         let asking = Task { await apps.ask(Self.question(device.deviceID)) }
-        await newer.wait(timeout: .seconds(10))
+        await newer.wait(timeout: .seconds(60))
         let questions = newer.takeQuestions()
         #expect(questions.count == 1)
         #expect(older.takeQuestions().isEmpty)
@@ -91,13 +91,13 @@ struct WillPresentRoutesTests {
 
         // A connection that ends leaves its questions without an answer at once.
         let abandoned = Task { await apps.ask(Self.question(device.deviceID)) }
-        await newer.wait(timeout: .seconds(10))
+        await newer.wait(timeout: .seconds(60))
         #expect(newer.takeQuestions().count == 1)
         newer.cancel()
         #expect(await abandoned.value == nil)
         // The older connection is asked now.
         let next = Task { await apps.ask(Self.question(device.deviceID)) }
-        await older.wait(timeout: .seconds(10))
+        await older.wait(timeout: .seconds(60))
         let again = try #require(older.takeQuestions().first)
         #expect(apps.answer(id: again.id, deviceID: device.deviceID, bundleID: TestHarness.bundleID, options: []))
         #expect(await next.value == [])

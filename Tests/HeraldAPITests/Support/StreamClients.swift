@@ -7,8 +7,10 @@ import NIOHTTP1
 struct TimedOut: Error {}
 
 /// Runs `operation`, failing with `TimedOut` after `seconds` so a broken stream fails a test
-/// instead of hanging it.
-func withTimeout<T: Sendable>(_ seconds: Double = 10, _ operation: @escaping @Sendable () async throws -> T)
+/// instead of hanging it. A guard against a hang, not a speed check: alone these streams answer in
+/// milliseconds, but the whole suite starts at once on 2 cores, and there (with one more busy process
+/// beside it) a stream test's first events took more than 10 s.
+func withTimeout<T: Sendable>(_ seconds: Double = 60, _ operation: @escaping @Sendable () async throws -> T)
     async throws -> T
 {
     try await withThrowingTaskGroup(of: T.self) { group in
@@ -48,7 +50,7 @@ struct ServerSentEventsClient {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         return ServerSentEventsClient(response: response, iterator: response.body.makeAsyncIterator())
     }
 

@@ -94,7 +94,7 @@
             }
 
             /// The next response, or nil when none comes within `seconds`.
-            func next(within seconds: Double = 10) async -> UNNotificationResponse? {
+            func next(within seconds: Double = 60) async -> UNNotificationResponse? {
                 await withTaskGroup(of: UNNotificationResponse?.self) { group in
                     group.addTask {
                         var iterator = self.stream.makeAsyncIterator()
