@@ -17,6 +17,12 @@ struct Watch: AsyncParsableCommand {
             notification is numbered ([3]) and lists its actions (1 Like · 2 Reply…); `3 1` sends \
             action 1 of notification 3, `3 2 On my way` a text reply, `3 o` opens it (the default \
             action), `3 d` dismisses it. Hidden previews show as the device shows them.
+
+            With --desktop each notification that alerts also goes to the desktop's notification \
+            service over D-Bus (dunst, GNOME, KDE: the freedesktop.org specification): urgency low \
+            for passive, critical for critical, normal otherwise; the category's actions as buttons \
+            (not text-input ones: the desktop has no text field). A button pressed there is sent \
+            to the app as the person's response, a notification closed there as a dismissal.
             """
     )
 
@@ -40,6 +46,9 @@ struct Watch: AsyncParsableCommand {
 
     @Flag(help: "Read answers from standard input also when it is not a terminal.")
     var interactive = false
+
+    @Flag(help: "Also show alerting notifications on the desktop (D-Bus) and send its answers back.")
+    var desktop = false
 
     @OptionGroup var data: DataDirectoryOption
 
@@ -84,7 +93,9 @@ struct Watch: AsyncParsableCommand {
                 ? WatchKeyboard(client: client, deviceID: deviceID) : nil
             let answers = Task { await keyboard?.run() }
             defer { answers.cancel() }
+            let desktop = try self.desktop ? WatchDesktop(client: client, deviceID: deviceID) : nil
             for try await event in events {
+                await desktop?.forward(event)
                 guard !json else {
                     Console.printLine(event.data)
                     continue
@@ -92,6 +103,7 @@ struct Watch: AsyncParsableCommand {
                 let line = formatter.line(for: event)
                 Console.printLine(keyboard?.numbered(line, for: event) ?? line)
             }
+            await desktop?.stop()
         } catch let error as HeraldAPIError {
             try? await client.shutdown()
             Console.printError(error.jsonLine)
