@@ -220,6 +220,12 @@ public protocol AppResourceStore: Sendable {
     func deleteLocalizationFile(
         bundleID: String, locale: String, kind: LocalizationFileKind, name: String
     ) async throws -> Bool
+    /// Sets the app's icon (replacing one it had); `invalid` when the type or the data is empty.
+    func putAppIcon(_ icon: AppIconRecord) async throws
+    /// The app's icon; nil when it has none.
+    func appIcon(bundleID: String) async throws -> AppIconRecord?
+    /// Removes the app's icon; false when it had none.
+    func deleteAppIcon(bundleID: String) async throws -> Bool
 }
 
 /// What apps on devices do through `UNUserNotificationCenter`: their credentials, their pending local

@@ -197,3 +197,18 @@ struct DeviceTokenRow: FetchableRecord, PersistableRecord {
         container[Columns.unregisteredAt] = record.unregisteredAt?.storedMilliseconds
     }
 }
+
+/// An app's icon: an image's bytes and its MIME type (sniffed from the bytes when it was set).
+public struct AppIconRecord: Hashable, Sendable {
+    public var bundleID: String
+    public var type: String
+    public var data: Data
+    public var updatedAt: Date
+
+    public init(bundleID: String, type: String, data: Data, updatedAt: Date) {
+        self.bundleID = bundleID
+        self.type = type
+        self.data = data
+        self.updatedAt = updatedAt
+    }
+}

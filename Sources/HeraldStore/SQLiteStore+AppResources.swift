@@ -133,4 +133,43 @@ extension SQLiteStore {
             return db.changesCount > 0
         }
     }
+
+    // MARK: Icons
+
+    public func putAppIcon(_ icon: AppIconRecord) async throws {
+        guard !icon.type.isEmpty, !icon.data.isEmpty else {
+            throw StoreError(.invalid, "An app icon needs an image and its type.")
+        }
+        try await write(Self.notFound("There is no app with bundle id \(icon.bundleID).")) { db in
+            try Self.requireApp(db, icon.bundleID)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO app_icons (bundle_id, type, data, updated_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (bundle_id) DO UPDATE
+                    SET type = excluded.type, data = excluded.data, updated_at = excluded.updated_at
+                    """
+            )
+            .execute(arguments: [icon.bundleID, icon.type, icon.data, icon.updatedAt.storedMilliseconds])
+        }
+    }
+
+    public func appIcon(bundleID: String) async throws -> AppIconRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT type, data, updated_at FROM app_icons WHERE bundle_id = ?"),
+                arguments: [bundleID]
+            ).map { row in
+                AppIconRecord(
+                    bundleID: bundleID, type: try row.decode(atIndex: 0), data: try row.decode(atIndex: 1),
+                    updatedAt: Date(storedMilliseconds: try row.decode(atIndex: 2)))
+            }
+        }
+    }
+
+    public func deleteAppIcon(bundleID: String) async throws -> Bool {
+        try await write { db in
+            try db.cachedStatement(sql: "DELETE FROM app_icons WHERE bundle_id = ?").execute(arguments: [bundleID])
+            return db.changesCount > 0
+        }
+    }
 }

@@ -27,7 +27,21 @@ enum Schema {
         migrator.registerMigration("v16-service-extensions", migrate: createServiceExtensions)
         migrator.registerMigration("v17-attachments", migrate: createAttachments)
         migrator.registerMigration("v18-service-extension-secrets", migrate: addServiceExtensionSecrets)
+        migrator.registerMigration("v19-app-icons", migrate: createAppIcons)
         return migrator
+    }
+
+    /// Each app's icon as its notifications show it: the image's bytes and sniffed MIME type.
+    private static func createAppIcons(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE app_icons (
+                    bundle_id   TEXT    NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+                    type        TEXT    NOT NULL CHECK (length(type) > 0),
+                    data        BLOB    NOT NULL CHECK (length(data) > 0),
+                    updated_at  INTEGER NOT NULL
+                ) STRICT;
+                """)
     }
 
     private static func createRegistry(_ db: Database) throws {

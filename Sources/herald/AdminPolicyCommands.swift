@@ -178,3 +178,39 @@ struct LocalizationCommand: AsyncParsableCommand {
         func call(_ client: HeraldAPIClient) async throws -> Data { try await client.localizations(bundleID: bundleID) }
     }
 }
+
+/// `herald admin icon set|remove`: the icon an app's notifications show.
+struct IconCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "icon", abstract: "Icons of apps (PNG, JPEG or GIF; without one, a generated initial).",
+        subcommands: [Set.self, Remove.self]
+    )
+
+    struct Set: AdminAPICommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set an app's icon from an image file (at most 1 MiB).")
+        @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
+        var bundleID: String
+        @Argument(help: ArgumentHelp("The image: PNG, JPEG or GIF.", valueName: "file"))
+        var file: String
+        @OptionGroup var connection: AdminConnection
+
+        func call(_ client: HeraldAPIClient) async throws -> Data {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw CommandFailure("Cannot read \(file): \(error.localizedDescription)")
+            }
+            return try await client.setAppIcon(bundleID: bundleID, data: data)
+        }
+    }
+
+    struct Remove: AdminAPICommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an app's icon.")
+        @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
+        var bundleID: String
+        @OptionGroup var connection: AdminConnection
+        func call(_ client: HeraldAPIClient) async throws -> Data { try await client.removeAppIcon(bundleID: bundleID) }
+    }
+}

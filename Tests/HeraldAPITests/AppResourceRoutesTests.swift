@@ -83,6 +83,78 @@ struct AppResourceRoutesTests {
         }
     }
 
+    @Test("icons: an image sniffed from its bytes, served to a signed-in user, refused when not an image")
+    func icons() async throws {
+        let harness = try TestHarness()
+        let (token, _) = try await harness.makeDevice()
+        let base = "/v1/admin/apps/\(TestHarness.bundleID)/icon"
+        // A 1 × 1 PNG.
+        let png = Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+        try await harness.makeApplication().test(.router) { client in
+            // Until one is set: the generated default, the app's initial.
+            let generated = try await client.execute(
+                uri: "/v1/apps/\(TestHarness.bundleID)/icon", method: .get, headers: bearer(token))
+            #expect(generated.status == .ok)
+            #expect(generated.headers[.contentType] == "image/svg+xml")
+            let svg = String(buffer: generated.body)
+            #expect(svg.hasPrefix("<svg") && svg.contains(">A</text>") && svg.contains("hsl("))
+            let unknownApp = try await client.execute(
+                uri: "/v1/apps/com.example.unknown/icon", method: .get, headers: bearer(token))
+            #expect(unknownApp.status == .notFound)
+
+            let put = try await client.execute(
+                uri: base, method: .put, headers: Self.admin, body: ByteBuffer(bytes: png))
+            #expect(put.status == .ok)
+            #expect(put.json["icon"]?["type"] == .string("image/png"))
+            #expect(put.json["icon"]?["size"] == .number(Double(png.count)))
+
+            for uri in [
+                "/v1/apps/\(TestHarness.bundleID)/icon?access_token=\(token)", "/v1/apps/\(TestHarness.bundleID)/icon",
+            ] {
+                let served = try await client.execute(
+                    uri: uri, method: .get, headers: uri.contains("access_token") ? [:] : bearer(token))
+                #expect(served.status == .ok)
+                #expect(served.headers[.contentType] == "image/png")
+                #expect(Data(served.body.readableBytesView) == png)
+            }
+            // Only a signed-in user reads it; only the admin sets it.
+            let anonymous = try await client.execute(uri: "/v1/apps/\(TestHarness.bundleID)/icon", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            let byUser = try await client.execute(
+                uri: base, method: .put, headers: bearer(token), body: ByteBuffer(bytes: png))
+            #expect(byUser.status == .unauthorized)
+
+            // Not an image (or not one an icon may be): refused, the icon kept.
+            for body in [Data("<svg/>".utf8), Data(), Data("RIFF\0\0\0\0WAVEfmt ".utf8)] {
+                let bad = try await client.execute(
+                    uri: base, method: .put, headers: Self.admin, body: ByteBuffer(bytes: body))
+                #expect(bad.status == .badRequest)
+                #expect(bad.json["error"]?["code"] == .string("invalid_icon"))
+            }
+            let tooLarge = try await client.execute(
+                uri: base, method: .put, headers: Self.admin,
+                body: ByteBuffer(bytes: png + Data(count: 1024 * 1024)))
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(try await harness.store.appIcon(bundleID: TestHarness.bundleID)?.data == png)
+
+            let unknown = try await client.execute(
+                uri: "/v1/admin/apps/com.example.unknown/icon", method: .put, headers: Self.admin,
+                body: ByteBuffer(bytes: png))
+            #expect(unknown.status == .notFound)
+
+            let deleted = try await client.execute(uri: base, method: .delete, headers: Self.admin)
+            #expect(deleted.status == .noContent)
+            let again = try await client.execute(uri: base, method: .delete, headers: Self.admin)
+            #expect(again.status == .notFound)
+            #expect(try await harness.store.appIcon(bundleID: TestHarness.bundleID) == nil)
+            let defaultAgain = try await client.execute(
+                uri: "/v1/apps/\(TestHarness.bundleID)/icon", method: .get, headers: bearer(token))
+            #expect(defaultAgain.headers[.contentType] == "image/svg+xml")
+        }
+    }
+
     @Test("localization files: parsed before they are stored, the parser's message on a bad file, listed")
     func localizations() async throws {
         let harness = try TestHarness()

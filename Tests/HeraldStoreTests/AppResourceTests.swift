@@ -38,6 +38,40 @@ struct AppResourceTests {
         #expect(try await store.categories(bundleID: "com.example.none").isEmpty)
     }
 
+    @Test(
+        "an app's icon: set, replaced, read back per app, removed; refused when empty or the app is unknown",
+        arguments: StoreEngine.allCases)
+    func appIcons(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
+        #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
+        let first = AppIconRecord(
+            bundleID: Fixture.appID, type: "image/png", data: Data([1, 2, 3]), updatedAt: Fixture.time(1))
+        try await store.putAppIcon(first)
+        #expect(try await store.appIcon(bundleID: Fixture.appID) == first)
+        #expect(try await store.appIcon(bundleID: Fixture.otherAppID) == nil)
+        let second = AppIconRecord(
+            bundleID: Fixture.appID, type: "image/gif", data: Data([4]), updatedAt: Fixture.time(2))
+        try await store.putAppIcon(second)
+        #expect(try await store.appIcon(bundleID: Fixture.appID) == second)
+
+        let empty = await #expect(throws: StoreError.self) {
+            try await store.putAppIcon(
+                AppIconRecord(bundleID: Fixture.appID, type: "image/png", data: Data(), updatedAt: Fixture.time(3)))
+        }
+        #expect(empty?.kind == .invalid)
+        let unknown = await #expect(throws: StoreError.self) {
+            try await store.putAppIcon(
+                AppIconRecord(
+                    bundleID: "com.example.none", type: "image/png", data: Data([1]), updatedAt: Fixture.time(3)))
+        }
+        #expect(unknown?.kind == .notFound)
+        #expect(try await store.appIcon(bundleID: Fixture.appID) == second)
+
+        #expect(try await store.deleteAppIcon(bundleID: Fixture.appID))
+        #expect(try await store.deleteAppIcon(bundleID: Fixture.appID) == false)
+        #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()

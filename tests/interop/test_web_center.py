@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from herald_support import curl, wait_until
+from herald_support import curl, herald_bin, wait_until
 
 SCREENSHOTS = Path(os.environ.get("HERALD_SCREENSHOTS", Path(__file__).resolve().parents[2] / ".build" / "screenshots"))
 
@@ -40,6 +42,19 @@ def browser():
     driver.implicitly_wait(0)
     yield driver
     driver.quit()
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A PNG of one colour."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\0" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 def shot(browser, name: str) -> Path:
@@ -85,6 +100,15 @@ def test_the_sign_in_link_opens_the_device_and_a_push_arrives_as_a_banner_of_its
     wait(browser, ec.visibility_of_element_located((By.ID, "sign-in")))
     assert browser.current_url.endswith("/app/")
 
+    # The app's icon, set by its developer with `herald admin icon set` (an 8 × 8 PNG), shows beside
+    # its notifications.
+    icon = Path(tempfile.mkdtemp()) / "icon.png"
+    icon.write_bytes(png(8, 8, (0x1e, 0x88, 0xe5)))
+    out = subprocess.run([herald_bin(), "admin", "icon", "set", app, str(icon), "--url", herald.api_url,
+                          "--admin-token", herald.admin_token], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["icon"]["type"] == "image/png"
+
     open_device(browser, herald, device)
     assert browser.find_element(By.ID, "phone").get_attribute("data-locked") == "true"
     assert browser.find_element(By.ID, "center-empty").is_displayed()
@@ -102,6 +126,8 @@ def test_the_sign_in_link_opens_the_device_and_a_push_arrives_as_a_banner_of_its
     assert "Gate B12" in banner.text and "time sensitive" in banner.text.lower()
     listed = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
     assert listed.get_attribute("data-level") == "time-sensitive" and "Boarding now" in listed.text
+    wait(browser, lambda d: d.execute_script(
+        "const i = document.querySelector('#center .notification .app-icon'); return i.complete && i.naturalWidth") == 8)
     shot(browser, "banner-time-sensitive")
 
     # A passive push is listed but never a banner.
@@ -142,6 +168,9 @@ def test_focus_holds_a_push_and_releases_it_quietly(herald, h2, browser, app_dev
     listed = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
     assert listed.get_attribute("data-id") == held[0]["id"]
     assert listed.get_attribute("data-disposition") == "listedSilently"
+    # An app with no icon set shows the generated default (a 64 × 64 SVG of its initial).
+    wait(browser, lambda d: d.execute_script(
+        "const i = document.querySelector('#center .notification .app-icon'); return i.complete && i.naturalWidth") == 64)
     # Released quietly: no banner.
     assert browser.find_elements(By.CSS_SELECTOR, "#banners .banner") == []
     assert not browser.find_element(By.ID, "status-focus").is_displayed()

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import HTTPTypes
+import HeraldAttachments
 import HeraldCore
 import HeraldDelivery
 import HeraldLocalization
@@ -7,11 +9,15 @@ import HeraldStore
 import Hummingbird
 import NIOCore
 
-/// Admin routes for what apps register for their notifications (categories, localization files)
-/// and the registry lists (`GET /v1/admin/apps|users|devices`).
+/// Admin routes for what apps register for their notifications (categories, localization files,
+/// icons) and the registry lists (`GET /v1/admin/apps|users|devices`); an app's icon is read with a
+/// user's token (`GET /v1/apps/{bundle_id}/icon`: the notification center shows it; a generated
+/// default until one is set).
 struct AppResourceRoutes: Sendable {
     /// The largest localization file accepted (String Catalogs of big apps are large).
     static let maximumLocalizationFileSize = 4 * 1024 * 1024
+    /// The largest icon accepted (an app's 1024 × 1024 PNG is well below it).
+    static let maximumIconSize = 1024 * 1024
 
     let dependencies: APIDependencies
     let authenticator: Authenticator
@@ -34,6 +40,9 @@ struct AppResourceRoutes: Sendable {
             APIRoute(
                 .delete, "/v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}",
                 authenticator.adminOnly(deleteLocalization)),
+            APIRoute(.put, "/v1/admin/apps/{bundle_id}/icon", authenticator.adminOnly(putIcon)),
+            APIRoute(.delete, "/v1/admin/apps/{bundle_id}/icon", authenticator.adminOnly(deleteIcon)),
+            APIRoute(.get, "/v1/apps/{bundle_id}/icon", icon),
         ]
     }
 
@@ -206,6 +215,80 @@ struct AppResourceRoutes: Sendable {
     }
 
     /// The path's bundle id, when an app has it (404 `app_not_found` otherwise).
+    // MARK: Icons
+
+    /// `PUT /v1/admin/apps/{bundle_id}/icon`: the image's bytes as the body (PNG, JPEG or GIF, sniffed
+    /// from the bytes; at most 1 MiB).
+    @Sendable func putIcon(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let bundleID = try await requireApp(context)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maximumIconSize)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, code: "payload_too_large", message: "An icon may have at most 1 MiB.")
+        }
+        let data = Data(buffer.readableBytesView)
+        guard let type = AttachmentMediaType.sniff(Array(data.prefix(64))), [.png, .jpeg, .gif].contains(type) else {
+            throw APIError(
+                .badRequest, code: "invalid_icon", message: "The body must be the icon's PNG, JPEG or GIF image.")
+        }
+        let record = AppIconRecord(bundleID: bundleID, type: type.mimeType, data: data, updatedAt: dependencies.now())
+        try await mapStoreErrors { try await store.putAppIcon(record) }
+        return JSONBody.response(JSONValue.object(["icon": Self.iconJSON(record)]))
+    }
+
+    @Sendable func deleteIcon(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let bundleID = try await requireApp(context)
+        guard try await store.deleteAppIcon(bundleID: bundleID) else {
+            throw APIError.notFound("icon_not_found", "The app has no icon.")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /v1/apps/{bundle_id}/icon` (a user's token, in the header or `?access_token=`): the image
+    /// set for the app, else a generated default (``defaultIcon(bundleID:)``): every known app has one.
+    @Sendable func icon(_ request: Request, context: APIRequestContext) async throws -> Response {
+        _ = try await authenticator.requireUser(request)
+        let bundleID = try await requireApp(context)
+        var headers = HTTPFields()
+        headers[.cacheControl] = "private, no-cache"
+        let body: Data
+        if let icon = try await store.appIcon(bundleID: bundleID) {
+            headers[.contentType] = icon.type
+            headers[.eTag] = "\"\(Int64(icon.updatedAt.timeIntervalSince1970 * 1000))\""
+            body = icon.data
+        } else {
+            headers[.contentType] = "image/svg+xml"
+            body = Data(Self.defaultIcon(bundleID: bundleID).utf8)
+        }
+        headers[.contentLength] = String(body.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// An app's icon until one is set: the initial of its name (the bundle id's last part) in white on
+    /// a colour drawn from the bundle id, as a rounded square.
+    static func defaultIcon(bundleID: String) -> String {
+        let name = bundleID.split(separator: ".").last.map(String.init) ?? bundleID
+        let initial = name.first.map { String($0).uppercased() } ?? "?"
+        let escaped = initial.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        var hash: UInt32 = 0
+        for unit in bundleID.utf16 { hash = hash &* 31 &+ UInt32(unit) }
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">\
+            <rect width="64" height="64" rx="14" fill="hsl(\(hash % 360), 55%, 45%)"/>\
+            <text x="32" y="43" font-family="sans-serif" font-size="30" font-weight="700" fill="#fff" \
+            text-anchor="middle">\(escaped)</text></svg>
+            """
+    }
+
+    static func iconJSON(_ icon: AppIconRecord) -> JSONValue {
+        .object([
+            "bundle_id": .string(icon.bundleID), "type": .string(icon.type), "size": .number(Double(icon.data.count)),
+            "updated_at": .string(Timestamp.string(icon.updatedAt)),
+        ])
+    }
+
     private func requireApp(_ context: APIRequestContext) async throws -> String {
         let bundleID = try context.parameters.require("bundle_id")
         if dependencies.registry.cache.snapshot.apps[bundleID] != nil { return bundleID }

@@ -76,6 +76,18 @@ extension HeraldAPIClient {
     }
 
     /// `PUT /v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}` with the file (admin token).
+    /// Sets the app's icon (`PUT /v1/admin/apps/{bundle_id}/icon`): a PNG, JPEG or GIF image.
+    public func setAppIcon(bundleID: String, data: Data) async throws -> Data {
+        try await send(
+            "PUT", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/icon", data: data,
+            contentType: "application/octet-stream")
+    }
+
+    /// Removes the app's icon (`DELETE /v1/admin/apps/{bundle_id}/icon`): the generated default shows.
+    public func removeAppIcon(bundleID: String) async throws -> Data {
+        try await send("DELETE", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/icon")
+    }
+
     public func uploadLocalization(bundleID: String, locale: String, fileName: String, data: Data) async throws -> Data
     {
         try await send(

@@ -88,12 +88,10 @@ function appName(bundleID) {
 }
 
 function appIcon(bundleID) {
-  // A generated default: the app's initial on a colour from its bundle id.
-  let hash = 0;
-  for (const c of bundleID) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
-  const icon = element("span", "app-icon", appName(bundleID).charAt(0));
-  icon.style.background = `hsl(${hash % 360} 55% 45%)`;
-  icon.setAttribute("aria-hidden", "true");
+  // The app's icon as Herald serves it: the one set for the app, else a generated default.
+  const icon = element("img", "app-icon");
+  icon.src = fileURL(`/v1/apps/${encodeURIComponent(bundleID)}/icon`);
+  icon.alt = "";
   return icon;
 }
 
