@@ -97,6 +97,27 @@ struct ClockRoutesTests {
             ])
     }
 
+    @Test("a signed-in user reads the clock (GET /v1/clock) but cannot move it")
+    func userReadsTheClock() async throws {
+        let harness = try TestHarness()
+        let (token, _) = try await harness.makeDevice()
+        let (application, control) = Self.manual(harness)
+        try await application.test(.router) { client in
+            let read = try await client.execute(uri: "/v1/clock", method: .get, headers: bearer(token))
+            #expect(read.status == .ok)
+            #expect(read.json == .object(["mode": .string("manual"), "now": .string("2025-06-15T15:06:40.250Z")]))
+            let byQuery = try await client.execute(uri: "/v1/clock?access_token=\(token)", method: .get)
+            #expect(byQuery.status == .ok)
+            let anonymous = try await client.execute(uri: "/v1/clock", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            let move = try await client.execute(
+                uri: "/v1/admin/clock/advance", method: .post, headers: bearer(token),
+                body: jsonBody(#"{"seconds":60}"#))
+            #expect(move.status == .unauthorized)
+        }
+        #expect(control.moves.withLock { $0 }.isEmpty)
+    }
+
     @Test("backwards answers 400 clock_backwards saying why; bad bodies name the field; too far names the limit")
     func refusals() async throws {
         let harness = try TestHarness()

@@ -480,15 +480,32 @@ def test_a_scheduled_focus_starting_and_ending_shows_in_the_open_page(herald_fac
     manual.admin("POST", "/v1/admin/clock/advance", {"seconds": (before - now).total_seconds()}, expect=200)
     open_device(browser, manual, device)
     assert not browser.find_element(By.ID, "status-focus").is_displayed()
+    # The device shows Herald's manual time, not the browser's, and the controls that move it.
+    assert browser.find_element(By.ID, "manual-clock").is_displayed()
+    assert "08:59" in browser.find_element(By.ID, "status-time").text
+    assert browser.find_element(By.ID, "manual-clock-now").get_attribute("data-now") == before.strftime(
+        "%Y-%m-%dT%H:%M:%S.000Z")
 
-    manual.admin("POST", "/v1/admin/clock/advance", {"seconds": 20}, expect=200)  # 09:00:10
+    # Moved in the page (with the admin token) to 09:00:10: the schedule's window starts.
+    browser.find_element(By.ID, "manual-clock-token").send_keys(manual.admin_token)
+    browser.execute_script("document.getElementById('manual-clock-to').value = arguments[0]",
+                           before.strftime("%Y-%m-%dT09:00:10"))
+    browser.find_element(By.CSS_SELECTOR, "#manual-clock-form button[type=submit]").click()
+    wait(browser, lambda d: d.find_element(By.ID, "manual-clock-now").get_attribute("data-now")
+         == before.strftime("%Y-%m-%dT09:00:10.000Z"))
+    assert manual.admin("GET", "/v1/admin/clock", expect=200)["now"] == before.strftime("%Y-%m-%dT09:00:10.000Z")
+    assert "09:00" in browser.find_element(By.ID, "status-time").text
     wait(browser, lambda d: d.find_element(By.ID, "status-focus").is_displayed()
          and d.find_element(By.ID, "status-focus").text == "Work")
     wait(browser, lambda d: "active" in d.find_element(By.CSS_SELECTOR, '#focus-modes [data-focus="work"]')
          .get_attribute("class"))
     shot(browser, "focus-scheduled-on")
+    # Moved elsewhere (the admin API, as `herald clock` does): the page reads the new time.
     manual.admin("POST", "/v1/admin/clock/advance", {"seconds": 8 * 3600}, expect=200)  # 17:00:10
     wait(browser, lambda d: not d.find_element(By.ID, "status-focus").is_displayed())
+    wait(browser, lambda d: d.find_element(By.ID, "manual-clock-now").get_attribute("data-now")
+         == before.strftime("%Y-%m-%dT17:00:10.000Z"), timeout=20)
+    shot(browser, "manual-clock")
     assert console_errors(browser) == []
 
 

@@ -4,7 +4,8 @@ import Hummingbird
 
 /// The admin clock routes (`/v1/admin/clock`): read the server's time; on a server started with
 /// `--clock manual`, set it or advance it. Moving it returns once the time-driven services (Focus
-/// schedules, Scheduled Summary) have acted up to the new time.
+/// schedules, Scheduled Summary) have acted up to the new time. Any signed-in user reads it at
+/// `GET /v1/clock` (the web page shows a manual clock's time, not the browser's).
 struct ClockRoutes: Sendable {
     let dependencies: APIDependencies
     let authenticator: Authenticator
@@ -12,6 +13,7 @@ struct ClockRoutes: Sendable {
     var routes: [APIRoute] {
         [
             APIRoute(.get, "/v1/admin/clock", authenticator.adminOnly(read)),
+            APIRoute(.get, "/v1/clock", readForUser),
             APIRoute(.put, "/v1/admin/clock", authenticator.adminOnly(set)),
             APIRoute(.post, "/v1/admin/clock/advance", authenticator.adminOnly(advance)),
         ]
@@ -19,6 +21,11 @@ struct ClockRoutes: Sendable {
 
     @Sendable func read(_ request: Request, context: APIRequestContext) async throws -> Response {
         JSONBody.response(ClockJSON(manual: dependencies.clockControl != nil, now: dependencies.now()))
+    }
+
+    @Sendable func readForUser(_ request: Request, context: APIRequestContext) async throws -> Response {
+        _ = try await authenticator.requireUser(request)
+        return JSONBody.response(ClockJSON(manual: dependencies.clockControl != nil, now: dependencies.now()))
     }
 
     @Sendable func set(_ request: Request, context: APIRequestContext) async throws -> Response {

@@ -81,8 +81,14 @@ public enum DesktopNotificationSignal: Sendable, Equatable {
                     "Cannot connect to the session bus", { dbus.busGet(LibDBus.sessionBus, $0) })
             else { throw DesktopNotificationError("Cannot connect to the session bus") }
             dbus.setExitOnDisconnect(connection, 0)
-            try dbus.checking("Cannot listen to the notification service") {
-                dbus.busAddMatch(connection, "type='signal',interface='\(Self.service)'", $0)
+            do {
+                try dbus.checking("Cannot listen to the notification service") {
+                    dbus.busAddMatch(connection, "type='signal',interface='\(Self.service)'", $0)
+                }
+            } catch {
+                dbus.connectionClose(connection)
+                dbus.connectionUnref(connection)
+                throw error
             }
             let handle = UnsafeSendable(connection)
             // The thread holds the object until the connection is closed.

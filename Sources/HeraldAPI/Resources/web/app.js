@@ -101,7 +101,7 @@ function fileURL(url) {
 
 function timeText(iso) {
   const date = new Date(iso);
-  const seconds = (Date.now() - date.getTime()) / 1000;
+  const seconds = (currentTime().getTime() - date.getTime()) / 1000;
   if (seconds < 60) return "now";
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
   return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
@@ -355,10 +355,66 @@ function focusSettings(mode) {
 }
 
 function tick() {
-  const now = new Date();
+  const now = currentTime();
   $("status-time").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   $("lock-clock").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   $("lock-date").textContent = now.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
+}
+
+// ---- Herald's clock ------------------------------------------------------------------------------
+
+/** The time on the device: the browser's, or Herald's manual clock, which moves only when moved. */
+function currentTime() {
+  return state.clock && state.clock.manual ? new Date(state.clock.now) : new Date();
+}
+
+/** Reads Herald's clock (`GET /v1/clock`); with a manual one, shows it and the controls that move it. */
+async function loadClock() {
+  const clock = await api(state.session, "GET", "/v1/clock");
+  state.clock = { manual: clock.mode === "manual", now: clock.now };
+  renderClock();
+}
+
+function renderClock() {
+  const manual = Boolean(state.clock && state.clock.manual);
+  $("manual-clock").hidden = !manual;
+  $("phone").dataset.clock = manual ? "manual" : "system";
+  if (manual) {
+    $("manual-clock-now").textContent = currentTime().toLocaleString([], {
+      weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+      second: "2-digit", timeZoneName: "short",
+    });
+    $("manual-clock-now").dataset.now = state.clock.now;
+  }
+  tick();
+}
+
+/** Moves the manual clock with the admin token (`POST /v1/admin/clock/advance`, `PUT /v1/admin/clock`). */
+async function moveClock(method, path, body) {
+  const token = $("manual-clock-token").value.trim();
+  if (!token) throw new Error("Moving Herald's clock needs the admin token (the data directory's admin-token file).");
+  sessionStorage.setItem("herald.adminToken", token);
+  const clock = await api({ token }, method, path, body);
+  state.clock = { manual: true, now: clock.now };
+  $("control-error").textContent = "";
+  renderClock();
+  renderCenter();
+}
+
+function setUpClockControls() {
+  $("manual-clock-token").value = sessionStorage.getItem("herald.adminToken") || "";
+  for (const button of document.querySelectorAll("#manual-clock [data-advance]")) {
+    button.addEventListener("click", () =>
+      moveClock("POST", "/v1/admin/clock/advance", { seconds: Number(button.dataset.advance) }).catch(reportError));
+  }
+  $("manual-clock-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = $("manual-clock-to").value;
+    if (!value) return reportError(new Error("Choose the date and time to move to."));
+    moveClock("PUT", "/v1/admin/clock", { now: new Date(value).toISOString() }).catch(reportError);
+  });
+  // Moved elsewhere too (`herald clock`, another page): read it again now and then.
+  setInterval(() => { if (state.clock && state.clock.manual) loadClock().catch(() => {}); }, 5000);
 }
 
 // ---- Banners and sound ---------------------------------------------------------------------------
@@ -667,6 +723,7 @@ async function loadAll() {
     if (page.notifications.length < 500) break;
   }
   state.cursor = since;
+  await loadClock();
   await loadFocus();
   state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
   await loadSettings();
@@ -789,6 +846,7 @@ async function start() {
   $("authorization-allow").addEventListener("click", () => answerAuthorization(true));
   $("authorization-deny").addEventListener("click", () => answerAuthorization(false));
   $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
+  setUpClockControls();
   if (!state.session) {
     $("sign-in").hidden = false;
     return;
