@@ -226,6 +226,13 @@ public protocol AppResourceStore: Sendable {
     func appIcon(bundleID: String) async throws -> AppIconRecord?
     /// Removes the app's icon; false when it had none.
     func deleteAppIcon(bundleID: String) async throws -> Bool
+    /// Sets the app's web content extension (replacing one it had); `invalid` when the options are
+    /// not JSON or the HTML is empty, `notFound` for an unknown app.
+    func putContentExtension(_ record: ContentExtensionRecord) async throws
+    /// The app's content extension; nil when it has none.
+    func contentExtension(bundleID: String) async throws -> ContentExtensionRecord?
+    /// Removes the app's content extension; false when it had none.
+    func deleteContentExtension(bundleID: String) async throws -> Bool
 }
 
 /// What apps on devices do through `UNUserNotificationCenter`: their credentials, their pending local

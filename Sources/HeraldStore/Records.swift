@@ -212,3 +212,19 @@ public struct AppIconRecord: Hashable, Sendable {
         self.updatedAt = updatedAt
     }
 }
+
+/// An app's web content extension: its options as JSON (categories, size ratio, flags; the API's
+/// `ContentExtensionSettings`) and the HTML the expanded notification shows.
+public struct ContentExtensionRecord: Hashable, Sendable {
+    public var bundleID: String
+    public var options: String
+    public var html: String
+    public var updatedAt: Date
+
+    public init(bundleID: String, options: String, html: String, updatedAt: Date) {
+        self.bundleID = bundleID
+        self.options = options
+        self.html = html
+        self.updatedAt = updatedAt
+    }
+}

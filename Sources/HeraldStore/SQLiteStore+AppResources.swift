@@ -172,4 +172,46 @@ extension SQLiteStore {
             return db.changesCount > 0
         }
     }
+
+    // MARK: Content extensions
+
+    public func putContentExtension(_ record: ContentExtensionRecord) async throws {
+        guard !record.html.isEmpty,
+            (try? JSONSerialization.jsonObject(with: Data(record.options.utf8))) is [String: Any]
+        else {
+            throw StoreError(.invalid, "A content extension needs its options as a JSON object and its HTML.")
+        }
+        try await write(Self.notFound("There is no app with bundle id \(record.bundleID).")) { db in
+            try Self.requireApp(db, record.bundleID)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO content_extensions (bundle_id, options, html, updated_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (bundle_id) DO UPDATE
+                    SET options = excluded.options, html = excluded.html, updated_at = excluded.updated_at
+                    """
+            )
+            .execute(arguments: [record.bundleID, record.options, record.html, record.updatedAt.storedMilliseconds])
+        }
+    }
+
+    public func contentExtension(bundleID: String) async throws -> ContentExtensionRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT options, html, updated_at FROM content_extensions WHERE bundle_id = ?"),
+                arguments: [bundleID]
+            ).map { row in
+                ContentExtensionRecord(
+                    bundleID: bundleID, options: try row.decode(atIndex: 0), html: try row.decode(atIndex: 1),
+                    updatedAt: Date(storedMilliseconds: try row.decode(atIndex: 2)))
+            }
+        }
+    }
+
+    public func deleteContentExtension(bundleID: String) async throws -> Bool {
+        try await write { db in
+            try db.cachedStatement(sql: "DELETE FROM content_extensions WHERE bundle_id = ?")
+                .execute(arguments: [bundleID])
+            return db.changesCount > 0
+        }
+    }
 }

@@ -28,6 +28,7 @@ enum Schema {
         migrator.registerMigration("v17-attachments", migrate: createAttachments)
         migrator.registerMigration("v18-service-extension-secrets", migrate: addServiceExtensionSecrets)
         migrator.registerMigration("v19-app-icons", migrate: createAppIcons)
+        migrator.registerMigration("v20-content-extensions", migrate: createContentExtensions)
         return migrator
     }
 
@@ -39,6 +40,19 @@ enum Schema {
                     bundle_id   TEXT    NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
                     type        TEXT    NOT NULL CHECK (length(type) > 0),
                     data        BLOB    NOT NULL CHECK (length(data) > 0),
+                    updated_at  INTEGER NOT NULL
+                ) STRICT;
+                """)
+    }
+
+    /// Each app's web content extension: its options (JSON: categories, size ratio, flags) and its HTML.
+    private static func createContentExtensions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE content_extensions (
+                    bundle_id   TEXT    NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+                    options     TEXT    NOT NULL CHECK (json_valid(options)),
+                    html        TEXT    NOT NULL CHECK (length(html) > 0),
                     updated_at  INTEGER NOT NULL
                 ) STRICT;
                 """)

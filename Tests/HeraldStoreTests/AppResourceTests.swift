@@ -72,6 +72,45 @@ struct AppResourceTests {
         #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
     }
 
+    @Test(
+        "an app's content extension: set, replaced, read back per app, removed; refused when not JSON or empty",
+        arguments: StoreEngine.allCases)
+    func contentExtensions(_ engine: StoreEngine) async throws {
+        let store = try await engine.makePolicyStore()
+        #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
+        let first = ContentExtensionRecord(
+            bundleID: Fixture.appID, options: #"{"categories":["invite"]}"#, html: "<p>1</p>",
+            updatedAt: Fixture.time(1))
+        try await store.putContentExtension(first)
+        #expect(try await store.contentExtension(bundleID: Fixture.appID) == first)
+        #expect(try await store.contentExtension(bundleID: Fixture.otherAppID) == nil)
+        let second = ContentExtensionRecord(
+            bundleID: Fixture.appID, options: #"{"categories":["event"]}"#, html: "<p>2</p>", updatedAt: Fixture.time(2)
+        )
+        try await store.putContentExtension(second)
+        #expect(try await store.contentExtension(bundleID: Fixture.appID) == second)
+
+        for bad in [
+            ContentExtensionRecord(bundleID: Fixture.appID, options: "{", html: "<p/>", updatedAt: Fixture.time(3)),
+            ContentExtensionRecord(bundleID: Fixture.appID, options: "[1]", html: "<p/>", updatedAt: Fixture.time(3)),
+            ContentExtensionRecord(bundleID: Fixture.appID, options: "{}", html: "", updatedAt: Fixture.time(3)),
+        ] {
+            let error = await #expect(throws: StoreError.self) { try await store.putContentExtension(bad) }
+            #expect(error?.kind == .invalid)
+        }
+        let unknown = await #expect(throws: StoreError.self) {
+            try await store.putContentExtension(
+                ContentExtensionRecord(
+                    bundleID: "com.example.none", options: "{}", html: "<p/>", updatedAt: Fixture.time(3)))
+        }
+        #expect(unknown?.kind == .notFound)
+        #expect(try await store.contentExtension(bundleID: Fixture.appID) == second)
+
+        #expect(try await store.deleteContentExtension(bundleID: Fixture.appID))
+        #expect(try await store.deleteContentExtension(bundleID: Fixture.appID) == false)
+        #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()

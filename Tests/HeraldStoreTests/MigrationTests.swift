@@ -32,7 +32,7 @@ struct MigrationTests {
                 "v6-app-badge-prefilter", "v7-summary-candidates", "v8-insert-badges-in-store", "v9-thread-key",
                 "v10-public-decision-shape", "v11-decision-badges-in-store", "v12-one-thread-key",
                 "v13-local-notifications", "v14-app-webhooks", "v15-interactions", "v16-service-extensions",
-                "v17-attachments", "v18-service-extension-secrets", "v19-app-icons",
+                "v17-attachments", "v18-service-extension-secrets", "v19-app-icons", "v20-content-extensions",
             ])
     }
 

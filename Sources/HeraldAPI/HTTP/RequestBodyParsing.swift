@@ -24,6 +24,8 @@ package enum RequestBodyParsing {
         "webhook", "interaction", "interaction-remove",
         // The push console.
         "console-push",
+        // Apps' web content extensions.
+        "content-extension",
     ]
 
     /// A body read as a tuple of hashable parts, which `AnyHashable` cannot hold.
@@ -101,6 +103,9 @@ package enum RequestBodyParsing {
         case "console-push":
             return Parsed(
                 value: AnyHashable(try ConsoleRoutes.consolePush(try JSONFields.body(body))), appliedTwice: nil)
+        case "content-extension":
+            return Parsed(
+                value: AnyHashable(try ContentExtensionSettings.parse(try JSONFields.body(body))), appliedTwice: nil)
         default:
             preconditionFailure("no request body \(kind)")
         }

@@ -29,6 +29,7 @@ enum APIRoutes {
             + ServerSentEvents(dependencies: dependencies, authenticator: authenticator).routes
             + UserStateRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AppResourceRoutes(dependencies: dependencies, authenticator: authenticator).routes
+            + ContentExtensionRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DecisionRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ConsoleRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + ThreadRoutes(dependencies: dependencies, authenticator: authenticator).routes
