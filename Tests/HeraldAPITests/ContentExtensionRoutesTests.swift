@@ -44,7 +44,10 @@ struct ContentExtensionRoutesTests {
             ] {
                 let read = try await client.execute(uri: uri, method: .get, headers: headers)
                 #expect(read.status == .ok, "\(uri)")
-                #expect(read.json == put.json, "\(uri)")
+                // A signed-in user also gets the frame's address (the admin, who manages it, does not).
+                guard case .object(var object) = read.json else { continue }
+                #expect((object.removeValue(forKey: "frame_url") != nil) == !uri.hasPrefix("/v1/admin"), "\(uri)")
+                #expect(JSONValue.object(object) == put.json, "\(uri)")
             }
             let anonymous = try await client.execute(
                 uri: "/v1/apps/\(TestHarness.bundleID)/content-extension", method: .get)
@@ -101,6 +104,52 @@ struct ContentExtensionRoutesTests {
                     "\(body): \(refused.json)")
             }
             #expect(try await harness.store.contentExtension(bundleID: TestHarness.bundleID) == nil)
+        }
+    }
+
+    @Test("the frame: the app's HTML after the bridge, sandboxed by its own policy, for a ticket of 10 minutes only")
+    func frame() async throws {
+        let harness = try TestHarness()
+        let (token, _) = try await harness.makeDevice()
+        try await harness.makeApplication().test(.router) { client in
+            _ = try await client.execute(
+                uri: "/v1/admin/apps/\(TestHarness.bundleID)/content-extension", method: .put, headers: Self.admin,
+                body: jsonBody(Self.body))
+            let read = try await client.execute(
+                uri: "/v1/apps/\(TestHarness.bundleID)/content-extension", method: .get, headers: bearer(token))
+            let frameURL = try #require(read.json["frame_url"]?.stringValue)
+            #expect(frameURL.hasPrefix("/v1/content-extension-frames/\(TestHarness.bundleID)?expires="))
+            #expect(!frameURL.contains(token))
+
+            let frame = try await client.execute(uri: frameURL, method: .get)
+            #expect(frame.status == .ok)
+            #expect(frame.headers[.contentType] == "text/html; charset=utf-8")
+            let policy = frame.headers[.contentSecurityPolicy] ?? ""
+            #expect(policy.hasPrefix("sandbox allow-scripts;") && policy.contains("default-src 'none'"))
+            let document = String(buffer: frame.body)
+            // The doctype stays first; the bridge comes before the app's own script.
+            #expect(document.hasPrefix("<!doctype html><script>(() => {"))
+            let bridge = try #require(document.range(of: "window.herald = {"))
+            let appScript = try #require(document.range(of: "<p id=\"x\">Invite</p><script>1</script>"))
+            #expect(bridge.upperBound < appScript.lowerBound)
+
+            // A changed signature, another app's ticket, an expired or far-future one: refused.
+            let tampered = frameURL.dropLast() + (frameURL.hasSuffix("A") ? "B" : "A")
+            let expires = Int64(harness.clock.now().timeIntervalSince1970)
+            for uri in [
+                String(tampered), frameURL.replacingOccurrences(of: TestHarness.bundleID, with: "com.example.other"),
+                "/v1/content-extension-frames/\(TestHarness.bundleID)",
+                "/v1/content-extension-frames/\(TestHarness.bundleID)?expires=\(expires - 1)&signature=x",
+                "/v1/content-extension-frames/\(TestHarness.bundleID)?expires=\(expires + 86_400)&signature=x",
+            ] {
+                let refused = try await client.execute(uri: uri, method: .get)
+                #expect(refused.status == .forbidden, "\(uri)")
+                #expect(refused.json["error"]?["code"] == .string("invalid_frame_ticket"))
+            }
+            // Ten minutes later the address has expired.
+            harness.clock.advance(by: 601)
+            let expired = try await client.execute(uri: frameURL, method: .get)
+            #expect(expired.status == .forbidden)
         }
     }
 }

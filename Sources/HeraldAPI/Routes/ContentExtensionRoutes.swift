@@ -1,7 +1,10 @@
+import Crypto
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HeraldStore
 import Hummingbird
+import NIOCore
 
 /// An app's web content extension (`UNNotificationContentExtension`'s counterpart, see
 /// ``ContentExtensionSettings``):
@@ -21,6 +24,7 @@ struct ContentExtensionRoutes: Sendable {
             APIRoute(.get, "/v1/admin/apps/{bundle_id}/content-extension", authenticator.adminOnly(get)),
             APIRoute(.delete, "/v1/admin/apps/{bundle_id}/content-extension", authenticator.adminOnly(delete)),
             APIRoute(.get, "/v1/apps/{bundle_id}/content-extension", getForUser),
+            APIRoute(.get, "/v1/content-extension-frames/{bundle_id}", frame),
         ]
     }
 
@@ -38,10 +42,42 @@ struct ContentExtensionRoutes: Sendable {
         JSONBody.response(try await stored(try await requireApp(context)))
     }
 
+    /// With `frame_url`: where the page's sandboxed frame loads the extension (a ticket, not the token).
     @Sendable func getForUser(_ request: Request, context: APIRequestContext) async throws -> Response {
         _ = try await authenticator.requireUser(request)
-        return JSONBody.response(try await stored(try await requireApp(context)))
+        let bundleID = try await requireApp(context)
+        guard case .object(var object) = try await stored(bundleID) else { throw Self.notFound }
+        object["frame_url"] = .string(
+            ContentExtensionFrame.path(bundleID: bundleID, now: dependencies.now(), key: frameKey))
+        return JSONBody.response(JSONValue.object(object))
     }
+
+    /// `GET /v1/content-extension-frames/{bundle_id}?expires=&signature=`: the extension's document,
+    /// for a ticket from `frame_url` (403 `invalid_frame_ticket` otherwise).
+    @Sendable func frame(_ request: Request, context: APIRequestContext) async throws -> Response {
+        let bundleID = try context.parameters.require("bundle_id")
+        let query = request.uri.queryParameters
+        guard
+            ContentExtensionFrame.isValid(
+                bundleID: bundleID, expires: query.get("expires"), signature: query.get("signature"),
+                now: dependencies.now(), key: frameKey)
+        else {
+            throw APIError(
+                .forbidden, code: "invalid_frame_ticket",
+                message: "This frame address is not valid (or expired): read frame_url again.")
+        }
+        guard let record = try await store.contentExtension(bundleID: bundleID) else { throw Self.notFound }
+        let document = Data(ContentExtensionFrame.document(html: record.html).utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentSecurityPolicy] = ContentExtensionFrame.securityPolicy
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+    }
+
+    private var frameKey: SymmetricKey { ContentExtensionFrame.key(adminToken: dependencies.adminToken) }
 
     @Sendable func delete(_ request: Request, context: APIRequestContext) async throws -> Response {
         let bundleID = try await requireApp(context)
