@@ -290,9 +290,15 @@ struct AppResourceRoutes: Sendable {
     }
 
     private func requireApp(_ context: APIRequestContext) async throws -> String {
+        try await Self.requireApp(context, dependencies: dependencies)
+    }
+
+    /// The route's `{bundle_id}`, 404 `app_not_found` unless the app exists (the registry's cache
+    /// first, then the store).
+    static func requireApp(_ context: APIRequestContext, dependencies: APIDependencies) async throws -> String {
         let bundleID = try context.parameters.require("bundle_id")
         if dependencies.registry.cache.snapshot.apps[bundleID] != nil { return bundleID }
-        guard try await store.apps().contains(where: { $0.bundleID == bundleID }) else {
+        guard try await dependencies.store.apps().contains(where: { $0.bundleID == bundleID }) else {
             throw APIError.notFound("app_not_found", "There is no app with this bundle id.")
         }
         return bundleID

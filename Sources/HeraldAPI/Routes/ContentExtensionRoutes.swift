@@ -96,10 +96,6 @@ struct ContentExtensionRoutes: Sendable {
     }
 
     private func requireApp(_ context: APIRequestContext) async throws -> String {
-        let bundleID = try context.parameters.require("bundle_id")
-        guard try await store.apps().contains(where: { $0.bundleID == bundleID }) else {
-            throw APIError.notFound("app_not_found", "There is no app with this bundle id.")
-        }
-        return bundleID
+        try await AppResourceRoutes.requireApp(context, dependencies: dependencies)
     }
 }
