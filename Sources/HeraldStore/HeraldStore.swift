@@ -231,6 +231,8 @@ public protocol AppResourceStore: Sendable {
     func putContentExtension(_ record: ContentExtensionRecord) async throws
     /// The app's content extension; nil when it has none.
     func contentExtension(bundleID: String) async throws -> ContentExtensionRecord?
+    /// Every app's content extension, by bundle id.
+    func contentExtensions() async throws -> [ContentExtensionRecord]
     /// Removes the app's content extension; false when it had none.
     func deleteContentExtension(bundleID: String) async throws -> Bool
 }

@@ -207,6 +207,19 @@ extension SQLiteStore {
         }
     }
 
+    public func contentExtensions() async throws -> [ContentExtensionRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT bundle_id, options, html, updated_at FROM content_extensions ORDER BY bundle_id")
+            ).map { row in
+                ContentExtensionRecord(
+                    bundleID: try row.decode(atIndex: 0), options: try row.decode(atIndex: 1),
+                    html: try row.decode(atIndex: 2), updatedAt: Date(storedMilliseconds: try row.decode(atIndex: 3)))
+            }
+        }
+    }
+
     public func deleteContentExtension(bundleID: String) async throws -> Bool {
         try await write { db in
             try db.cachedStatement(sql: "DELETE FROM content_extensions WHERE bundle_id = ?")

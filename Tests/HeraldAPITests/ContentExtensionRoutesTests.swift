@@ -52,6 +52,22 @@ struct ContentExtensionRoutesTests {
             let anonymous = try await client.execute(
                 uri: "/v1/apps/\(TestHarness.bundleID)/content-extension", method: .get)
             #expect(anonymous.status == .unauthorized)
+
+            // The list: each app's options and frame, not its HTML; only for a signed-in user.
+            let list = try await client.execute(uri: "/v1/content-extensions", method: .get, headers: bearer(token))
+            #expect(list.status == .ok)
+            guard case .array(let listed)? = list.json["content_extensions"], listed.count == 1,
+                case .object(var entry) = listed[0], case .object(var expected) = put.json
+            else {
+                Issue.record("the list: \(list.json)")
+                return
+            }
+            #expect(
+                entry.removeValue(forKey: "frame_url")?.stringValue?.hasPrefix("/v1/content-extension-frames/") == true)
+            expected["html"] = nil
+            #expect(entry == expected)
+            let listAnonymous = try await client.execute(uri: "/v1/content-extensions", method: .get)
+            #expect(listAnonymous.status == .unauthorized)
             let byUser = try await client.execute(
                 uri: base, method: .put, headers: bearer(token), body: jsonBody(Self.body))
             #expect(byUser.status == .unauthorized)
@@ -65,6 +81,9 @@ struct ContentExtensionRoutesTests {
 
             let deleted = try await client.execute(uri: base, method: .delete, headers: Self.admin)
             #expect(deleted.status == .noContent)
+            let emptyList = try await client.execute(
+                uri: "/v1/content-extensions", method: .get, headers: bearer(token))
+            #expect(emptyList.json["content_extensions"] == .array([]))
             let again = try await client.execute(uri: base, method: .delete, headers: Self.admin)
             #expect(again.status == .notFound)
             let unknownApp = try await client.execute(

@@ -89,6 +89,12 @@ struct AppResourceTests {
         )
         try await store.putContentExtension(second)
         #expect(try await store.contentExtension(bundleID: Fixture.appID) == second)
+        let other = ContentExtensionRecord(
+            bundleID: Fixture.otherAppID, options: #"{"categories":["x"]}"#, html: "<p>3</p>",
+            updatedAt: Fixture.time(2))
+        try await store.putContentExtension(other)
+        #expect(try await store.contentExtensions() == [second, other].sorted { $0.bundleID < $1.bundleID })
+        #expect(try await store.deleteContentExtension(bundleID: Fixture.otherAppID))
 
         for bad in [
             ContentExtensionRecord(bundleID: Fixture.appID, options: "{", html: "<p/>", updatedAt: Fixture.time(3)),
@@ -109,6 +115,7 @@ struct AppResourceTests {
         #expect(try await store.deleteContentExtension(bundleID: Fixture.appID))
         #expect(try await store.deleteContentExtension(bundleID: Fixture.appID) == false)
         #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
+        #expect(try await store.contentExtensions().isEmpty)
     }
 
     @Test(arguments: StoreEngine.allCases)

@@ -12,6 +12,8 @@ import NIOCore
 ///   remove it. One per app, for the categories it names.
 /// - `GET /v1/apps/{bundle_id}/content-extension` (a signed-in user): the same JSON, which the
 ///   notification center reads to show the extension in a sandboxed frame.
+/// - `GET /v1/content-extensions` (a signed-in user): every app's extension without its HTML, so the
+///   page knows which categories expand into one without asking app by app.
 struct ContentExtensionRoutes: Sendable {
     let dependencies: APIDependencies
     let authenticator: Authenticator
@@ -24,6 +26,7 @@ struct ContentExtensionRoutes: Sendable {
             APIRoute(.get, "/v1/admin/apps/{bundle_id}/content-extension", authenticator.adminOnly(get)),
             APIRoute(.delete, "/v1/admin/apps/{bundle_id}/content-extension", authenticator.adminOnly(delete)),
             APIRoute(.get, "/v1/apps/{bundle_id}/content-extension", getForUser),
+            APIRoute(.get, "/v1/content-extensions", list),
             APIRoute(.get, "/v1/content-extension-frames/{bundle_id}", frame),
         ]
     }
@@ -50,6 +53,23 @@ struct ContentExtensionRoutes: Sendable {
         object["frame_url"] = .string(
             ContentExtensionFrame.path(bundleID: bundleID, now: dependencies.now(), key: frameKey))
         return JSONBody.response(JSONValue.object(object))
+    }
+
+    /// `{"content_extensions": [...]}`: each app's options and `frame_url`, not its HTML.
+    @Sendable func list(_ request: Request, context: APIRequestContext) async throws -> Response {
+        _ = try await authenticator.requireUser(request)
+        let now = dependencies.now()
+        let listed: [JSONValue] = try await store.contentExtensions().compactMap { record in
+            guard let options = try? JSONParser.parse(Array(record.options.utf8)),
+                let settings = ContentExtensionSettings(optionsJSON: options, html: record.html),
+                case .object(var object) = settings.json(bundleID: record.bundleID, updatedAt: record.updatedAt)
+            else { return nil }
+            object["html"] = nil
+            object["frame_url"] = .string(
+                ContentExtensionFrame.path(bundleID: record.bundleID, now: now, key: frameKey))
+            return .object(object)
+        }
+        return JSONBody.response(JSONValue.object(["content_extensions": .array(listed)]))
     }
 
     /// `GET /v1/content-extension-frames/{bundle_id}?expires=&signature=`: the extension's document,
