@@ -8,7 +8,7 @@ import HeraldServer
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Manage teams, keys, apps, users, devices, device tokens, app credentials, categories, localizations, icons and service extensions through the admin API.",
+            "Manage teams, keys, apps, users, devices, device tokens, app credentials, categories, localizations, icons, content extensions and service extensions through the admin API.",
         discussion: """
             Each command prints the API's JSON answer. On an API error it prints the error JSON to \
             stderr and exits with 1. With --data (default ./herald-data when it exists), the URL and \
@@ -17,7 +17,7 @@ struct Admin: AsyncParsableCommand {
         subcommands: [
             TeamCommand.self, KeyCommand.self, AppCommand.self, UserCommand.self,
             DeviceCommand.self, TokenCommand.self, AppCredentialCommand.self, ListCommand.self, CategoryCommand.self,
-            LocalizationCommand.self, IconCommand.self, ServiceExtensionCommand.self,
+            LocalizationCommand.self, IconCommand.self, ContentExtensionCommand.self, ServiceExtensionCommand.self,
         ]
     )
 

@@ -214,3 +214,88 @@ struct IconCommand: AsyncParsableCommand {
         func call(_ client: HeraldAPIClient) async throws -> Data { try await client.removeAppIcon(bundleID: bundleID) }
     }
 }
+
+/// `herald admin content-extension set|show|remove`: an app's web content extension, the HTML the
+/// expanded notification shows for its categories (`UNNotificationContentExtension`'s counterpart).
+struct ContentExtensionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "content-extension",
+        abstract: "Web content extensions of apps: the HTML an expanded notification of their categories shows.",
+        subcommands: [Set.self, Show.self, Remove.self]
+    )
+
+    enum MediaButton: String, ExpressibleByArgument, CaseIterable {
+        case none, `default`, overlay
+    }
+
+    struct Set: AdminAPICommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set an app's content extension from an HTML file (its scripts inline; at most 512 KiB).",
+            discussion: """
+                The page runs in a sandboxed frame with `window.herald`: onNotification, onAction (answer \
+                "doNotDismiss", "dismiss" or "dismissAndForwardAction"), onMediaPlay/onMediaPause, setTitle, \
+                setContentSizeRatio, dismiss, performDefaultAction.
+                """)
+        @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
+        var bundleID: String
+        @Argument(help: ArgumentHelp("The extension's HTML file.", valueName: "file"))
+        var file: String
+        @Option(
+            name: .customLong("category"),
+            help: ArgumentHelp(
+                "A category it is for (UNNotificationExtensionCategory); repeat for more.", valueName: "id"))
+        var categories: [String] = []
+        @Option(help: "The initial height as a multiple of the width (UNNotificationExtensionInitialContentSizeRatio).")
+        var sizeRatio: Double = 1
+        @Flag(help: "Hide the notification's own content below it (UNNotificationExtensionDefaultContentHidden).")
+        var defaultContentHidden = false
+        @Flag(help: "Its setTitle replaces the app's name as the title (UNNotificationExtensionOverridesDefaultTitle).")
+        var overridesDefaultTitle = false
+        @Flag(help: "Let touches and the keyboard reach it (UNNotificationExtensionUserInteractionEnabled).")
+        var userInteraction = false
+        @Option(help: "A media play/pause button: none, default (below it) or overlay (over it).")
+        var mediaButton: MediaButton = .none
+        @OptionGroup var connection: AdminConnection
+
+        func validate() throws {
+            guard !categories.isEmpty else { throw ValidationError("Name a category with --category.") }
+        }
+
+        func call(_ client: HeraldAPIClient) async throws -> Data {
+            let html: String
+            do {
+                html = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
+            } catch {
+                throw CommandFailure("Cannot read \(file) as UTF-8 text: \(error.localizedDescription)")
+            }
+            let settings: JSONValue = .object([
+                "categories": .array(categories.map(JSONValue.string)), "html": .string(html),
+                "initial_content_size_ratio": .number(sizeRatio), "default_content_hidden": .bool(defaultContentHidden),
+                "overrides_default_title": .bool(overridesDefaultTitle),
+                "user_interaction_enabled": .bool(userInteraction),
+                "media_play_pause_button": .string(mediaButton.rawValue),
+            ])
+            return try await client.setContentExtension(bundleID: bundleID, settings: settings)
+        }
+    }
+
+    struct Show: AdminAPICommand {
+        static let configuration = CommandConfiguration(abstract: "Show an app's content extension (with its HTML).")
+        @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
+        var bundleID: String
+        @OptionGroup var connection: AdminConnection
+        func call(_ client: HeraldAPIClient) async throws -> Data {
+            try await client.contentExtension(bundleID: bundleID)
+        }
+    }
+
+    struct Remove: AdminAPICommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an app's content extension.")
+        @Argument(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
+        var bundleID: String
+        @OptionGroup var connection: AdminConnection
+        func call(_ client: HeraldAPIClient) async throws -> Data {
+            try await client.removeContentExtension(bundleID: bundleID)
+        }
+    }
+}

@@ -208,3 +208,31 @@ def test_herald_watch_in_tmux_answers_actions_and_replies_from_the_keyboard(hera
         (screens / "herald-watch-tmux.txt").write_text(pane())
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_herald_admin_content_extension_sets_shows_and_removes_one_and_refuses_bad_input(herald, tmp_path):
+    app = herald.new_app(herald.demo["team_id"])
+    html = tmp_path / "ext.html"
+    html.write_text("<!doctype html><p>Hi</p>")
+
+    def admin(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([herald_bin(), "admin", "content-extension", *args, "--url", herald.api_url,
+                               "--admin-token", herald.admin_token], capture_output=True, text=True, timeout=30)
+
+    # Bad input: no category (refused before asking), a size ratio the API refuses (its words).
+    out = admin("set", app, str(html))
+    assert out.returncode != 0 and "--category" in out.stderr
+    out = admin("set", app, str(html), "--category", "invite", "--size-ratio", "0")
+    assert out.returncode != 0 and "initial_content_size_ratio" in out.stderr, out.stderr
+    out = admin("set", app, str(tmp_path / "missing.html"), "--category", "invite")
+    assert out.returncode != 0 and "missing.html" in out.stderr
+    assert admin("show", app).returncode != 0  # nothing was set
+
+    out = admin("set", app, str(html), "--category", "invite", "--category", "event", "--media-button", "default")
+    assert out.returncode == 0, out.stderr
+    shown = json.loads(admin("show", app).stdout)
+    assert (shown["categories"], shown["html"], shown["media_play_pause_button"], shown["initial_content_size_ratio"],
+            shown["user_interaction_enabled"]) == (["invite", "event"], "<!doctype html><p>Hi</p>", "default", 1, False)
+    assert admin("remove", app).returncode == 0
+    out = admin("show", app)
+    assert out.returncode != 0 and "no content extension" in out.stderr, out.stderr

@@ -602,3 +602,165 @@ def test_the_users_preferences_an_apps_other_settings_and_the_location_are_set_i
     shot(browser, "preferences")
     errors = [e for e in console_errors(browser) if "/v1/me/preferences" not in e]  # the refused PUT's 400
     assert errors == []
+
+
+EXTENSION_HTML = """<!doctype html>
+<html><body style="margin:0;padding:10px;font:15px sans-serif;background:#fff7e6">
+<h1 id="title" style="font-size:20px;margin:0">…</h1>
+<p id="answer">no action yet</p><p id="media">paused</p><p id="files"></p>
+<button id="open-app">Open the app</button>
+<script>
+const $ = (id) => document.getElementById(id);
+herald.onNotification((n) => {
+  $("title").textContent = n.request.content.title;
+  $("files").textContent = n.request.content.attachments.map((a) => a.identifier).join(",");
+  herald.setTitle("Invitation: " + n.request.content.title);
+  herald.setContentSizeRatio(0.8);
+});
+herald.onAction((r) => {
+  $("answer").textContent = r.actionIdentifier + (r.userText ? ":" + r.userText : "");
+  if (r.actionIdentifier === "accept") return "doNotDismiss";
+  if (r.actionIdentifier === "later") return "dismiss";
+  return "dismissAndForwardAction";
+});
+herald.onMediaPlay(() => { $("media").textContent = "playing"; herald.mediaPlayingStarted(); });
+herald.onMediaPause(() => { $("media").textContent = "paused"; herald.mediaPlayingPaused(); });
+$("open-app").addEventListener("click", () => herald.performDefaultAction());
+</script></body></html>"""
+
+
+def test_a_content_extension_shows_the_expanded_notification_and_answers_its_actions(herald, browser):
+    """An app's web content extension for its category: the expanded notification shows it in a
+    sandboxed frame with the notification's content, its title and size, the media button; each action
+    goes to the extension first, which keeps the view open, closes it, or forwards the action to the app."""
+    from test_desktop import AppStream
+
+    app = herald.new_app(herald.demo["team_id"])
+    device = herald.new_device(app)
+    credential = herald.app_credential(device.device_id, app)
+    category = {"identifier": "invite", "actions": [
+        {"identifier": "accept", "title": "Accept", "icon": {"system_image_name": "checkmark"}},
+        {"identifier": "later", "title": "Later"},
+        {"identifier": "comment", "title": "Comment",
+         "text_input": {"button_title": "Post", "placeholder": "Say something"}},
+        {"identifier": "decline", "title": "Decline", "options": ["destructive"]}]}
+    assert herald.api("PUT", "/v1/app/categories", token=credential, body={"categories": [category]}).status == 200
+    # Set by its developer from an HTML file with `herald admin content-extension set`.
+    html = Path(tempfile.mkdtemp()) / "invite.html"
+    html.write_text(EXTENSION_HTML)
+    out = subprocess.run([herald_bin(), "admin", "content-extension", "set", app, str(html), "--category", "invite",
+                          "--size-ratio", "0.5", "--overrides-default-title", "--user-interaction",
+                          "--media-button", "overlay", "--url", herald.api_url, "--admin-token", herald.admin_token],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    settings = json.loads(out.stdout)
+    assert (settings["categories"], settings["initial_content_size_ratio"], settings["media_play_pause_button"],
+            settings["default_content_hidden"]) == (["invite"], 0.5, "overlay", False)
+    del settings["bundle_id"], settings["updated_at"]
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, herald, device)
+    stream = AppStream(herald, credential)
+
+    def add(identifier: str, title: str, category_identifier: str = "invite") -> None:
+        r = herald.api("POST", "/v1/app/requests", token=credential, body={
+            "identifier": identifier,
+            "content": {"title": title, "body": "Saturday at eight", "category_identifier": category_identifier}})
+        assert r.status in (200, 201), r
+
+    def expand(identifier_title: str):
+        for banner in browser.find_elements(By.CSS_SELECTOR, "#banners .banner"):  # a tap puts a banner away
+            banner.click()
+        card = wait(browser, lambda d: [c for c in d.find_elements(By.CSS_SELECTOR, "#center .notification")
+                                        if identifier_title in c.text][0])
+        card.find_element(By.CSS_SELECTOR, "button.expand").click()
+        dialog = wait(browser, ec.visibility_of_element_located((By.ID, "expanded")))
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#expanded iframe").get_attribute("data-ready") == "true")
+        return dialog
+
+    def in_frame(element_id: str) -> str:
+        browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "#expanded iframe"))
+        try:
+            return browser.find_element(By.ID, element_id).text
+        finally:
+            browser.switch_to.default_content()
+
+    try:
+        # Only the category with an extension expands.
+        add("other", "Plain", category_identifier="plain")
+        plain = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+        assert plain.find_elements(By.CSS_SELECTOR, "button.expand") == []
+
+        add("party", "Party")
+        dialog = expand("Party")
+        # The notification reached the extension; its title and its size ratio took effect.
+        wait(browser, lambda d: in_frame("title") == "Party")
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#expanded .expanded-title").text == "Invitation: Party")
+        frame = browser.find_element(By.CSS_SELECTOR, "#expanded iframe")
+        wait(browser, lambda d: frame.get_attribute("data-ratio") == "0.8")
+        assert abs(frame.size["height"] - 0.8 * frame.size["width"]) <= 2, frame.size
+        assert frame.get_attribute("sandbox") == "allow-scripts"
+        # The default content is shown below it, with the category's actions.
+        assert "Saturday at eight" in dialog.find_element(By.CSS_SELECTOR, ".expanded-content").text
+        assert [b.get_attribute("data-action") for b in dialog.find_elements(By.CSS_SELECTOR, ".expanded-actions .action")] \
+            == ["accept", "later", "comment", "decline"]
+
+        # The media button over the frame plays and pauses the extension's media.
+        media = dialog.find_element(By.CSS_SELECTOR, ".media-button.media-overlay")
+        media.click()
+        wait(browser, lambda d: in_frame("media") == "playing")
+        assert media.get_attribute("aria-label") == "Pause"
+        shot(browser, "content-extension")
+        media.click()
+        wait(browser, lambda d: in_frame("media") == "paused")
+        wait(browser, lambda d: media.get_attribute("aria-label") == "Play")
+
+        # Accept: the extension keeps the view open (doNotDismiss) and the app hears nothing.
+        dialog.find_element(By.CSS_SELECTOR, '.expanded-actions [data-action="accept"]').click()
+        wait(browser, lambda d: d.find_element(By.ID, "expanded").get_attribute("data-last-answer") == "doNotDismiss")
+        assert in_frame("answer") == "accept" and dialog.is_displayed()
+        # Later: the extension closes the view (dismiss), the app hears nothing.
+        dialog.find_element(By.CSS_SELECTOR, '.expanded-actions [data-action="later"]').click()
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+
+        # A typed comment is forwarded with its text: the app's first response is this one.
+        dialog = expand("Party")
+        dialog.find_element(By.CSS_SELECTOR, '.expanded-actions [data-action="comment"]').click()
+        field = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#expanded .reply-text")))
+        assert field.get_attribute("placeholder") == "Say something"
+        field.send_keys("Count me in")
+        dialog.find_element(By.CSS_SELECTOR, ".reply-send").click()
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+        response = stream.next_response()
+        assert (response["action_identifier"], response.get("user_text"), response["notification"]["identifier"]) == (
+            "comment", "Count me in", "party")
+
+        # With user interaction, the frame's own button works: its default action opens the app.
+        expand("Party")
+        browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "#expanded iframe"))
+        browser.find_element(By.ID, "open-app").click()
+        browser.switch_to.default_content()
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+        response = stream.next_response()
+        assert response["action_identifier"] == "com.apple.UNNotificationDefaultActionIdentifier"
+
+        # The other options: the default title (the app's name), default content hidden, no touches
+        # (the frame is out of reach of the pointer and the keyboard), no media button.
+        settings.update(overrides_default_title=False, default_content_hidden=True, user_interaction_enabled=False,
+                        media_play_pause_button="none")
+        herald.admin("PUT", f"/v1/admin/apps/{app}/content-extension", settings)
+        dialog = expand("Party")
+        wait(browser, lambda d: in_frame("title") == "Party")
+        head = dialog.find_element(By.CSS_SELECTOR, ".expanded-title").text
+        assert head == app.split(".")[-1].capitalize()
+        assert dialog.find_elements(By.CSS_SELECTOR, ".expanded-content") == []
+        assert dialog.find_elements(By.CSS_SELECTOR, ".media-button") == []
+        frame = dialog.find_element(By.CSS_SELECTOR, "iframe")
+        assert frame.value_of_css_property("pointer-events") == "none"
+        assert frame.get_attribute("tabindex") == "-1"
+        # Decline goes to an extension that forwards it.
+        dialog.find_element(By.CSS_SELECTOR, '.expanded-actions [data-action="decline"]').click()
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+        assert stream.next_response()["action_identifier"] == "decline"
+        assert console_errors(browser) == []
+    finally:
+        stream.close()

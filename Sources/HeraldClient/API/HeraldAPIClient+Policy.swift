@@ -75,7 +75,6 @@ extension HeraldAPIClient {
         try await send("GET", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/categories")
     }
 
-    /// `PUT /v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}` with the file (admin token).
     /// Sets the app's icon (`PUT /v1/admin/apps/{bundle_id}/icon`): a PNG, JPEG or GIF image.
     public func setAppIcon(bundleID: String, data: Data) async throws -> Data {
         try await send(
@@ -88,6 +87,23 @@ extension HeraldAPIClient {
         try await send("DELETE", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/icon")
     }
 
+    /// Sets the app's web content extension (`PUT /v1/admin/apps/{bundle_id}/content-extension`):
+    /// `categories`, `html` and Apple's options.
+    public func setContentExtension(bundleID: String, settings: JSONValue) async throws -> Data {
+        try await send("PUT", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/content-extension", body: settings)
+    }
+
+    /// `GET /v1/admin/apps/{bundle_id}/content-extension` (admin token).
+    public func contentExtension(bundleID: String) async throws -> Data {
+        try await send("GET", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/content-extension")
+    }
+
+    /// Removes the app's content extension (`DELETE /v1/admin/apps/{bundle_id}/content-extension`).
+    public func removeContentExtension(bundleID: String) async throws -> Data {
+        try await send("DELETE", path: "/v1/admin/apps/\(Self.pathSegment(bundleID))/content-extension")
+    }
+
+    /// `PUT /v1/admin/apps/{bundle_id}/localizations/{locale}/{file_name}` with the file (admin token).
     public func uploadLocalization(bundleID: String, locale: String, fileName: String, data: Data) async throws -> Data
     {
         try await send(

@@ -4,6 +4,7 @@
 // modules and the JSON API only: no build step, nothing fetched from outside Herald.
 
 import { startConsole } from "./console.js";
+import { contentExtensions } from "./extension.js";
 import { focusEditor } from "./focus.js";
 
 const $ = (id) => document.getElementById(id);
@@ -131,12 +132,7 @@ function card(n, { inBanner = false } = {}) {
   } else if (d.context && d.context.sender) {
     body.append(element("span", "avatar initials", (d.context.sender.name || "?").charAt(0)));
   }
-  const text = element("div", "text");
-  const display = shown(n);
-  if (display.title) text.append(element("div", "title", display.title));
-  if (display.subtitle) text.append(element("div", "subtitle", display.subtitle));
-  if (display.body) text.append(element("div", "body", display.body));
-  body.append(text);
+  body.append(textOf(n));
   node.append(body);
 
   if (!inBanner && !(d.preview && d.preview.hidden)) {
@@ -145,6 +141,13 @@ function card(n, { inBanner = false } = {}) {
   if (!inBanner && d.actions && d.actions.length && !n.dismissed_at) node.append(actions(n, d.actions));
   if (!inBanner) {
     const tools = element("div", "notification-tools");
+    // An app's content extension for the category: the expanded view (not while the preview is hidden).
+    if (extensions.extensionFor(n) && !(d.preview && d.preview.hidden)) {
+      const expand = element("button", "expand", "Expand");
+      expand.type = "button";
+      expand.addEventListener("click", () => extensions.open(n));
+      tools.append(expand);
+    }
     const why = element("button", "why", "Why?");
     why.type = "button";
     why.addEventListener("click", () => explain(n));
@@ -154,6 +157,23 @@ function card(n, { inBanner = false } = {}) {
     tools.append(why, dismiss);
     node.append(tools);
   }
+  return node;
+}
+
+function textOf(n) {
+  const text = element("div", "text");
+  const display = shown(n);
+  if (display.title) text.append(element("div", "title", display.title));
+  if (display.subtitle) text.append(element("div", "subtitle", display.subtitle));
+  if (display.body) text.append(element("div", "body", display.body));
+  return text;
+}
+
+/** The notification's own content in the expanded view: its text and attachments. */
+function defaultContent(n) {
+  const node = element("div", "expanded-content");
+  node.append(textOf(n));
+  for (const a of n.attachments || []) node.append(attachment(a));
   return node;
 }
 
@@ -181,18 +201,24 @@ function actionIcon(icon) {
   return span;
 }
 
+/** One of the category's actions as a button: its icon and title, styled so when destructive. */
+function actionButton(action) {
+  const options = action.options || [];
+  const button = element("button", options.includes("destructive") ? "action destructive" : "action");
+  button.type = "button";
+  button.dataset.action = action.identifier;
+  const icon = actionIcon(action.icon);
+  if (icon) button.append(icon);
+  button.append(document.createTextNode(action.title));
+  return button;
+}
+
 /** The category's actions: a button each (destructive ones styled so); a text-input action opens a
  *  reply field with its button title and placeholder. Each sends the person's response. */
 function actions(n, list) {
   const bar = element("div", "actions");
   for (const action of list) {
-    const options = action.options || [];
-    const button = element("button", options.includes("destructive") ? "action destructive" : "action");
-    button.type = "button";
-    button.dataset.action = action.identifier;
-    const icon = actionIcon(action.icon);
-    if (icon) button.append(icon);
-    button.append(document.createTextNode(action.title));
+    const button = actionButton(action);
     button.addEventListener("click", () => {
       if (action.text_input) openReply(bar, n, action);
       else respond(n, action.identifier);
@@ -727,6 +753,7 @@ async function loadAll() {
   await loadFocus();
   state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
   await loadSettings();
+  await extensions.load();
   renderCenter();
 }
 
@@ -823,6 +850,19 @@ async function answerAuthorization(allow) {
   }
 }
 
+// ---- Content extensions --------------------------------------------------------------------------
+
+const extensions = contentExtensions({
+  api: (method, path, body) => api(state.session, method, path, body),
+  element, appIcon, appName, defaultContent, actionButton, respond,
+  fetchBlob: async (url) => {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${state.session.token}` } });
+    if (!response.ok) throw new APIError(response.status, `http_${response.status}`, `Attachment: HTTP ${response.status}`);
+    return response.blob();
+  },
+  onError: reportError,
+});
+
 // ---- Start ---------------------------------------------------------------------------------------
 
 async function start() {
@@ -863,7 +903,8 @@ async function start() {
   $("device").hidden = false;
   tick();
   setInterval(tick, 1000);
-  setInterval(renderCenter, 60000); // the "m ago" times
+  // The "m ago" times, and extensions the admin set or removed since.
+  setInterval(() => extensions.load().then(renderCenter, reportError), 60000);
   connect();
   startConsole({ api: (method, path, body) => api(state.session, method, path, body), onError: reportError });
   // A page the browser keeps for "back" must not keep its stream open: browsers allow six
