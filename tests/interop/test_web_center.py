@@ -614,6 +614,12 @@ const $ = (id) => document.getElementById(id);
 herald.onNotification((n) => {
   $("title").textContent = n.request.content.title;
   $("files").textContent = n.request.content.attachments.map((a) => a.identifier).join(",");
+  for (const a of n.request.content.attachments) {
+    const img = document.createElement("img");  // the Blob through the frame's own blob: address
+    img.id = "poster";
+    img.src = URL.createObjectURL(a.data);
+    document.body.append(img);
+  }
   herald.setTitle("Invitation: " + n.request.content.title);
   herald.setContentSizeRatio(0.8);
 });
@@ -661,10 +667,16 @@ def test_a_content_extension_shows_the_expanded_notification_and_answers_its_act
     open_device(browser, herald, device)
     stream = AppStream(herald, credential)
 
-    def add(identifier: str, title: str, category_identifier: str = "invite") -> None:
+    poster = herald.api("POST", "/v1/app/attachments", token=credential, body=png(12, 6, (0xe5, 0x39, 0x35)),
+                        headers={"Content-Type": "application/octet-stream",
+                                 "x-herald-attachment-identifier": "poster"})
+    assert poster.status == 201, poster
+
+    def add(identifier: str, title: str, category_identifier: str = "invite", attachments=()) -> None:
         r = herald.api("POST", "/v1/app/requests", token=credential, body={
             "identifier": identifier,
-            "content": {"title": title, "body": "Saturday at eight", "category_identifier": category_identifier}})
+            "content": {"title": title, "body": "Saturday at eight", "category_identifier": category_identifier,
+                        "attachments": list(attachments)}})
         assert r.status in (200, 201), r
 
     def expand(identifier_title: str):
@@ -690,10 +702,15 @@ def test_a_content_extension_shows_the_expanded_notification_and_answers_its_act
         plain = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
         assert plain.find_elements(By.CSS_SELECTOR, "button.expand") == []
 
-        add("party", "Party")
+        add("party", "Party", attachments=[{"attachment_id": poster.json()["attachment"]["id"]}])
         dialog = expand("Party")
-        # The notification reached the extension; its title and its size ratio took effect.
+        # The notification reached the extension, its attachment as a Blob the frame shows; its title
+        # and its size ratio took effect.
         wait(browser, lambda d: in_frame("title") == "Party")
+        assert in_frame("files") == "poster"
+        browser.switch_to.frame(browser.find_element(By.CSS_SELECTOR, "#expanded iframe"))
+        wait(browser, lambda d: d.execute_script("const i = document.getElementById('poster'); return i.complete && i.naturalWidth") == 12)
+        browser.switch_to.default_content()
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#expanded .expanded-title").text == "Invitation: Party")
         frame = browser.find_element(By.CSS_SELECTOR, "#expanded iframe")
         wait(browser, lambda d: frame.get_attribute("data-ratio") == "0.8")
