@@ -635,12 +635,8 @@ $("open-app").addEventListener("click", () => herald.performDefaultAction());
 </script></body></html>"""
 
 
-def test_a_content_extension_shows_the_expanded_notification_and_answers_its_actions(herald, browser):
-    """An app's web content extension for its category: the expanded notification shows it in a
-    sandboxed frame with the notification's content, its title and size, the media button; each action
-    goes to the extension first, which keeps the view open, closes it, or forwards the action to the app."""
-    from test_desktop import AppStream
-
+def invite_app(herald):
+    """A new app on a new device with the category "invite": Accept, Later, Comment (text), Decline."""
     app = herald.new_app(herald.demo["team_id"])
     device = herald.new_device(app)
     credential = herald.app_credential(device.device_id, app)
@@ -651,6 +647,16 @@ def test_a_content_extension_shows_the_expanded_notification_and_answers_its_act
          "text_input": {"button_title": "Post", "placeholder": "Say something"}},
         {"identifier": "decline", "title": "Decline", "options": ["destructive"]}]}
     assert herald.api("PUT", "/v1/app/categories", token=credential, body={"categories": [category]}).status == 200
+    return app, device, credential
+
+
+def test_a_content_extension_shows_the_expanded_notification_and_answers_its_actions(herald, browser):
+    """An app's web content extension for its category: the expanded notification shows it in a
+    sandboxed frame with the notification's content, its title and size, the media button; each action
+    goes to the extension first, which keeps the view open, closes it, or forwards the action to the app."""
+    from test_desktop import AppStream
+
+    app, device, credential = invite_app(herald)
     # Set by its developer from an HTML file with `herald admin content-extension set`.
     html = Path(tempfile.mkdtemp()) / "invite.html"
     html.write_text(EXTENSION_HTML)
@@ -781,3 +787,106 @@ def test_a_content_extension_shows_the_expanded_notification_and_answers_its_act
         assert console_errors(browser) == []
     finally:
         stream.close()
+
+
+def test_at_phone_width_the_page_fits_and_a_person_can_use_it_by_keyboard_alone(herald, browser):
+    """390 CSS pixels wide (a phone): nothing wider than the screen. Then with the keyboard only: Tab
+    reaches a notification's actions, Enter answers one, a reply is typed and sent, Expand opens the
+    extension's view whose actions answer too, and Escape closes it."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+    from test_desktop import AppStream
+
+    app, device, credential = invite_app(herald)
+    herald.admin("PUT", f"/v1/admin/apps/{app}/content-extension", {
+        "categories": ["invite"], "html": EXTENSION_HTML, "initial_content_size_ratio": 0.5})
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    stream = AppStream(herald, credential)
+    try:
+        open_device(browser, herald, device)
+        for identifier in ("brunch", "party"):
+            r = herald.api("POST", "/v1/app/requests", token=credential, body={
+                "identifier": identifier, "content": {"title": identifier.capitalize(), "body": "Saturday",
+                                                      "category_identifier": "invite", "thread_identifier": identifier}})
+            assert r.status in (200, 201), r
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#center .notification")) == 2)
+        # A banner is put away from the keyboard too (long before it would leave by itself).
+        for banner in browser.find_elements(By.CSS_SELECTOR, "#banners .banner"):
+            assert banner.get_attribute("tabindex") == "0"
+            banner.send_keys(Keys.ESCAPE)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#banners .banner") == [], timeout=2)
+
+        # Nothing is wider than the screen: the page does not scroll sideways, and every part of it
+        # (the phone, the controls, the push console) fits.
+        wide = browser.execute_script("""
+            const width = document.documentElement.clientWidth;
+            const parts = [...document.querySelectorAll('#phone, .controls, .push-console, .notification, .actions, input, select, textarea, button')];
+            const out = parts.filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > width + 1)
+              .map((e) => (e.id || e.className || e.tagName) + ' ' + Math.round(e.getBoundingClientRect().right));
+            return [document.documentElement.scrollWidth, width, out];""")
+        assert wide[0] <= wide[1] and wide[2] == [], wide
+        shot(browser, "phone-width")
+
+        def press(*keys) -> None:
+            ActionChains(browser).send_keys(*keys).perform()
+
+        def active() -> dict:
+            return browser.execute_script(
+                "const e = document.activeElement; return {tag: e.tagName, cls: e.className, "
+                "action: e.dataset.action || null, id: e.closest('[data-id]') && e.closest('[data-id]').dataset.id, "
+                "text: e.textContent};")
+
+        def tab_to(matches, limit: int = 80) -> dict:
+            for _ in range(limit):
+                press(Keys.TAB)
+                now = active()
+                if matches(now):
+                    return now
+            raise AssertionError(f"Tab never reached it; last focus {active()}")
+
+        # From the top of the page: Tab to the newest notification's Accept, Enter answers it.
+        browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+        first = tab_to(lambda e: e["action"] == "accept")
+        press(Keys.ENTER)
+        response = stream.next_response()
+        assert (response["action_identifier"], response["notification"]["identifier"]) == ("accept", "party")
+        # Comment: Enter opens the reply field with the focus in it; typed text and Enter send it.
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, f'#center [data-id="{first["id"]}"] [data-action="comment"]'))
+        browser.execute_script("arguments[0].focus()", browser.find_element(
+            By.CSS_SELECTOR, f'#center [data-id="{first["id"]}"] [data-action="accept"]'))
+        tab_to(lambda e: e["action"] == "comment", limit=5)
+        press(Keys.ENTER)
+        wait(browser, lambda d: active()["cls"] == "reply-text")
+        press("See you", Keys.ENTER)
+        response = stream.next_response()
+        assert (response["action_identifier"], response.get("user_text")) == ("comment", "See you")
+
+        # Expand by keyboard: the view opens with the focus on Close; Tab reaches its actions (the
+        # frame, without user interaction, is skipped); Enter on Decline forwards it.
+        browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+        tab_to(lambda e: e["cls"] == "expand")
+        press(Keys.ENTER)
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#expanded iframe").get_attribute("data-ready") == "true")
+        assert "expanded-close" in active()["cls"]
+        frame = browser.find_element(By.CSS_SELECTOR, "#expanded iframe")
+        wait(browser, lambda d: frame.get_attribute("data-ratio") == "0.8")  # the extension's own ratio
+        assert frame.size["width"] <= 390 and abs(frame.size["height"] - 0.8 * frame.size["width"]) <= 2
+        shot(browser, "phone-width-extension")
+        tab_to(lambda e: e["action"] == "decline", limit=6)
+        press(Keys.ENTER)
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+        assert stream.next_response()["action_identifier"] == "decline"
+
+        # Escape closes the view and nothing is answered.
+        browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+        tab_to(lambda e: e["cls"] == "expand")
+        press(Keys.ENTER)
+        wait(browser, lambda d: d.find_element(By.ID, "expanded").is_displayed())
+        press(Keys.ESCAPE)
+        wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
+        assert console_errors(browser) == []
+    finally:
+        stream.close()
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

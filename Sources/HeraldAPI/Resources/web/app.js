@@ -451,7 +451,15 @@ function showBanner(n) {
   const banner = card(n, { inBanner: true });
   banner.classList.add("banner", `banner-${d.banner}`);
   banner.setAttribute("role", "status");
+  // A tap puts it away; from the keyboard, Enter, Space or Escape on it.
+  banner.tabIndex = 0;
   banner.addEventListener("click", () => banner.remove());
+  banner.addEventListener("keydown", (event) => {
+    if (["Enter", " ", "Escape"].includes(event.key)) {
+      event.preventDefault();
+      banner.remove();
+    }
+  });
   $("banners").prepend(banner);
   if (d.banner === "banner") setTimeout(() => banner.remove(), 6000);
   if (d.sound && d.sound.plays) playSound(d.sound);
