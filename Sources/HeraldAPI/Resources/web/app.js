@@ -3,11 +3,13 @@
 // by the device's stream (Server-Sent Events), with the device's controls beside it. Plain ES
 // modules and the JSON API only: no build step, nothing fetched from outside Herald.
 
+import { deviceClock } from "./clock.js";
 import { startConsole } from "./console.js";
+import { $, appName, element } from "./dom.js";
 import { contentExtensions } from "./extension.js";
 import { focusEditor } from "./focus.js";
+import { settingsPanel } from "./settings.js";
 
-const $ = (id) => document.getElementById(id);
 
 // ---- Session -------------------------------------------------------------------------------------
 
@@ -75,18 +77,6 @@ function shown(n) {
 }
 
 // ---- Rendering -----------------------------------------------------------------------------------
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
-
-function appName(bundleID) {
-  const last = bundleID.split(".").pop() || bundleID;
-  return last.charAt(0).toUpperCase() + last.slice(1);
-}
 
 function appIcon(bundleID) {
   // The app's icon as Herald serves it: the one set for the app, else a generated default.
@@ -364,7 +354,7 @@ function focusSettings(mode) {
   if (kept) return kept;
   const editor = focusEditor(mode, {
     api: (method, path, body) => api(state.session, method, path, body),
-    apps: knownApps(),
+    apps: settings.knownApps(),
     onError: reportError,
     saved: async () => {
       focusEditors.delete(mode.id);
@@ -378,69 +368,6 @@ function focusSettings(mode) {
   });
   focusEditors.set(mode.id, editor);
   return editor;
-}
-
-function tick() {
-  const now = currentTime();
-  $("status-time").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  $("lock-clock").textContent = now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  $("lock-date").textContent = now.toLocaleDateString([], { weekday: "long", month: "long", day: "numeric" });
-}
-
-// ---- Herald's clock ------------------------------------------------------------------------------
-
-/** The time on the device: the browser's, or Herald's manual clock, which moves only when moved. */
-function currentTime() {
-  return state.clock && state.clock.manual ? new Date(state.clock.now) : new Date();
-}
-
-/** Reads Herald's clock (`GET /v1/clock`); with a manual one, shows it and the controls that move it. */
-async function loadClock() {
-  const clock = await api(state.session, "GET", "/v1/clock");
-  state.clock = { manual: clock.mode === "manual", now: clock.now };
-  renderClock();
-}
-
-function renderClock() {
-  const manual = Boolean(state.clock && state.clock.manual);
-  $("manual-clock").hidden = !manual;
-  $("phone").dataset.clock = manual ? "manual" : "system";
-  if (manual) {
-    $("manual-clock-now").textContent = currentTime().toLocaleString([], {
-      weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
-      second: "2-digit", timeZoneName: "short",
-    });
-    $("manual-clock-now").dataset.now = state.clock.now;
-  }
-  tick();
-}
-
-/** Moves the manual clock with the admin token (`POST /v1/admin/clock/advance`, `PUT /v1/admin/clock`). */
-async function moveClock(method, path, body) {
-  const token = $("manual-clock-token").value.trim();
-  if (!token) throw new Error("Moving Herald's clock needs the admin token (the data directory's admin-token file).");
-  sessionStorage.setItem("herald.adminToken", token);
-  const clock = await api({ token }, method, path, body);
-  state.clock = { manual: true, now: clock.now };
-  $("control-error").textContent = "";
-  renderClock();
-  renderCenter();
-}
-
-function setUpClockControls() {
-  $("manual-clock-token").value = sessionStorage.getItem("herald.adminToken") || "";
-  for (const button of document.querySelectorAll("#manual-clock [data-advance]")) {
-    button.addEventListener("click", () =>
-      moveClock("POST", "/v1/admin/clock/advance", { seconds: Number(button.dataset.advance) }).catch(reportError));
-  }
-  $("manual-clock-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = $("manual-clock-to").value;
-    if (!value) return reportError(new Error("Choose the date and time to move to."));
-    moveClock("PUT", "/v1/admin/clock", { now: new Date(value).toISOString() }).catch(reportError);
-  });
-  // Moved elsewhere too (`herald clock`, another page): read it again now and then.
-  setInterval(() => { if (state.clock && state.clock.manual) loadClock().catch(() => {}); }, 5000);
 }
 
 // ---- Banners and sound ---------------------------------------------------------------------------
@@ -557,172 +484,6 @@ async function putDeviceState(fields) {
 
 // ---- Settings: Scheduled Summary and per-app -----------------------------------------------------
 
-/** The apps to show settings for: those with notifications on this device, and those in the summary. */
-function knownApps() {
-  const apps = new Set([...state.notifications.values()].map((n) => n.bundle_id));
-  for (const app of (state.summary && state.summary.apps) || []) apps.add(app);
-  return [...apps].sort();
-}
-
-async function loadSettings() {
-  state.preferences = await api(state.session, "GET", "/v1/me/preferences");
-  renderPreferences();
-  state.summary = await api(state.session, "GET", "/v1/me/summary");
-  const apps = knownApps();
-  state.appSettings = {};
-  for (const app of apps) {
-    state.appSettings[app] = await api(state.session, "GET", `/v1/me/apps/${encodeURIComponent(app)}/settings`);
-  }
-  renderSettings();
-  const next = await api(state.session, "GET", "/v1/me/summary/next");
-  $("summary-next").textContent = next.deliver_at ? `Next summary: ${new Date(next.deliver_at).toLocaleString()}` : "";
-}
-
-function renderSettings() {
-  const summary = state.summary || { times: [], apps: [] };
-  const times = $("summary-times");
-  if (document.activeElement !== times) times.value = (summary.times || []).join(", ");
-  const fieldset = $("summary-apps");
-  fieldset.replaceChildren(element("legend", null, "Apps in the summary"));
-  const apps = knownApps();
-  for (const app of apps) {
-    const label = element("label", "check");
-    const box = element("input");
-    box.type = "checkbox";
-    box.value = app;
-    box.checked = (summary.apps || []).includes(app);
-    label.append(box, document.createTextNode(appName(app)));
-    fieldset.append(label);
-  }
-  const list = $("app-settings");
-  list.replaceChildren();
-  for (const app of apps) list.append(appSettingsForm(app, state.appSettings[app] || {}));
-}
-
-/** One app's settings as iOS lists them: allowed, banner style, sounds, badges, time sensitive,
- *  scheduled delivery. Each change is saved at once (`PUT /v1/me/apps/{bundle_id}/settings`). */
-function appSettingsForm(app, settings) {
-  const box = element("section", "app-setting");
-  box.dataset.app = app;
-  const title = element("h4");
-  title.append(appIcon(app), document.createTextNode(appName(app)));
-  box.append(title);
-  const save = (fields) => api(state.session, "PUT", `/v1/me/apps/${encodeURIComponent(app)}/settings`, fields)
-    .then((saved) => { state.appSettings[app] = saved; })
-    .catch(reportError);
-  const toggle = (key, label, checked, fields) => {
-    const row = element("label", "check");
-    const input = element("input");
-    input.type = "checkbox";
-    input.name = key;
-    input.checked = checked;
-    input.addEventListener("change", () => save(fields(input.checked)));
-    row.append(input, document.createTextNode(label));
-    box.append(row);
-  };
-  const allowed = !["denied"].includes(settings.authorization_status);
-  toggle("allow", "Allow Notifications", allowed, (on) => ({ authorization_status: on ? "authorized" : "denied" }));
-  const style = element("label", "field", "Banner Style");
-  const select = element("select");
-  select.name = "alert_style";
-  for (const value of ["none", "banner", "alert"]) {
-    const option = element("option", null, { none: "None", banner: "Temporary", alert: "Persistent" }[value]);
-    option.value = value;
-    select.append(option);
-  }
-  select.value = settings.alert_style || "banner";
-  select.addEventListener("change", () => save({ alert_style: select.value }));
-  style.append(select);
-  box.append(style);
-  // Per-app switches are `UNNotificationSetting`s: enabled, disabled or not_supported (not shown).
-  for (const [key, label] of [["sound", "Sounds"], ["badge", "Badges"], ["lock_screen", "Lock Screen"],
-    ["notification_center", "Notification Center"], ["time_sensitive", "Time Sensitive Notifications"],
-    ["critical_alerts", "Critical Alerts"], ["scheduled_delivery", "Scheduled Summary"],
-    ["direct_messages_in_summary", "Direct Messages in the Summary"], ["announcement", "Announce Notifications"],
-    ["car_play", "Show in CarPlay"]]) {
-    if (settings[key] === undefined || settings[key] === "not_supported") continue;
-    toggle(key, label, settings[key] === "enabled", (on) => ({ [key]: on ? "enabled" : "disabled" }));
-  }
-  // Show Previews and grouping: the app's own choice, or the user's default (null).
-  const choice = (key, label, options) => {
-    const field = element("label", "field", label);
-    const menu = element("select");
-    menu.name = key;
-    for (const [value, text] of options) {
-      const option = element("option", null, text);
-      option.value = value;
-      menu.append(option);
-    }
-    menu.value = settings[key] || "";
-    menu.addEventListener("change", () => save({ [key]: menu.value === "" ? null : menu.value }));
-    field.append(menu);
-    box.append(field);
-  };
-  choice("show_previews", "Show Previews", [["", "Default"], ["always", "Always"], ["when_unlocked", "When Unlocked"], ["never", "Never"]]);
-  choice("grouping", "Notification Grouping", [["", "Default"], ["automatic", "Automatic"], ["by_app", "By App"], ["off", "Off"]]);
-  return box;
-}
-
-/** The user's own defaults: Show Previews, grouping, Announce Notifications (and for which apps),
- *  time zone and language (`PUT /v1/me/preferences`). */
-function renderPreferences() {
-  const preferences = state.preferences;
-  if (!preferences) return;
-  const form = $("preferences-form");
-  if (form.contains(document.activeElement)) return; // being edited
-  form.elements.show_previews.value = preferences.show_previews;
-  form.elements.grouping.value = preferences.grouping;
-  form.elements.announce.checked = preferences.announce.enabled;
-  form.elements.announce_apps.value = preferences.announce.apps.join(", ");
-  form.elements.time_zone.value = preferences.time_zone;
-  form.elements.locale.value = preferences.locale;
-}
-
-async function savePreferences(event) {
-  event.preventDefault();
-  const form = $("preferences-form");
-  try {
-    state.preferences = await api(state.session, "PUT", "/v1/me/preferences", {
-      show_previews: form.elements.show_previews.value,
-      grouping: form.elements.grouping.value,
-      announce: {
-        enabled: form.elements.announce.checked,
-        apps: form.elements.announce_apps.value.split(",").map((a) => a.trim()).filter(Boolean),
-      },
-      time_zone: form.elements.time_zone.value.trim(),
-      locale: form.elements.locale.value.trim(),
-    });
-    form.dataset.saved = String(Date.now());
-    $("control-error").textContent = "";
-    renderPreferences();
-    await loadFocus(); // the Focus schedules follow the time zone
-  } catch (error) {
-    reportError(error);
-  }
-}
-
-/** The device's reported location (location triggers fire on crossing their regions). */
-async function saveLocation(event) {
-  event.preventDefault();
-  const latitude = $("location-latitude").value.trim();
-  const longitude = $("location-longitude").value.trim();
-  const location = latitude === "" && longitude === "" ? null : { latitude: Number(latitude), longitude: Number(longitude) };
-  if (await putDeviceState({ location })) $("location-form").dataset.saved = String(Date.now());
-}
-
-async function saveSummary(event) {
-  event.preventDefault();
-  try {
-    const times = $("summary-times").value.split(",").map((t) => t.trim()).filter(Boolean);
-    const apps = [...$("summary-apps").querySelectorAll("input:checked")].map((box) => box.value);
-    state.summary = await api(state.session, "PUT", "/v1/me/summary", { times, apps });
-    $("summary-form").dataset.saved = String(Date.now());
-    await loadSettings();
-  } catch (error) {
-    reportError(error);
-  }
-}
-
 async function toggleLock() {
   try {
     const locked = !(state.deviceState ? state.deviceState.locked : true);
@@ -757,10 +518,10 @@ async function loadAll() {
     if (page.notifications.length < 500) break;
   }
   state.cursor = since;
-  await loadClock();
+  await clock.load();
   await loadFocus();
   state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
-  await loadSettings();
+  await settings.load();
   await extensions.load();
   renderCenter();
 }
@@ -782,7 +543,7 @@ function connect() {
     if (!before && n.decision && n.decision.announce) announce(n);
     renderCenter();
     // A new app on this device: its settings join the list.
-    if (state.appSettings && !(n.bundle_id in state.appSettings)) loadSettings().catch(reportError);
+    if (state.appSettings && !(n.bundle_id in state.appSettings)) settings.load().catch(reportError);
   });
   source.addEventListener("removed", (event) => {
     const n = JSON.parse(event.data);
@@ -858,7 +619,15 @@ async function answerAuthorization(allow) {
   }
 }
 
-// ---- Content extensions --------------------------------------------------------------------------
+// ---- The modules' wiring --------------------------------------------------------------------------
+
+const settings = settingsPanel({
+  state,
+  api: (method, path, body) => api(state.session, method, path, body),
+  appIcon, loadFocus, putDeviceState, reportError,
+});
+const clock = deviceClock({ state, api, renderCenter: () => renderCenter(), reportError });
+const { currentTime } = clock;
 
 const extensions = contentExtensions({
   api: (method, path, body) => api(state.session, method, path, body),
@@ -888,13 +657,11 @@ async function start() {
   $("lock-toggle").addEventListener("click", toggleLock);
   $("ringer-silent").addEventListener("change", (event) => putDeviceState({ ringer_silent: event.target.checked }));
   $("audio-route").addEventListener("change", (event) => putDeviceState({ audio_route: event.target.value }));
-  $("summary-form").addEventListener("submit", saveSummary);
-  $("preferences-form").addEventListener("submit", savePreferences);
-  $("location-form").addEventListener("submit", (event) => saveLocation(event).catch(reportError));
+  settings.setUp();
   $("authorization-allow").addEventListener("click", () => answerAuthorization(true));
   $("authorization-deny").addEventListener("click", () => answerAuthorization(false));
   $("clear-all").addEventListener("click", () => clearAll().catch(reportError));
-  setUpClockControls();
+  clock.setUp();
   if (!state.session) {
     $("sign-in").hidden = false;
     return;
@@ -909,8 +676,8 @@ async function start() {
   }
   $("device-name").textContent = state.session.device;
   $("device").hidden = false;
-  tick();
-  setInterval(tick, 1000);
+  clock.tick();
+  setInterval(clock.tick, 1000);
   // The "m ago" times, and extensions the admin set or removed since.
   setInterval(() => extensions.load().then(renderCenter, reportError), 60000);
   connect();

@@ -3,7 +3,7 @@
 // push on the user's devices in a delivery log keyed by apns-id (GET /v1/console/pushes/{apns_id}).
 // The private key never leaves the page: the provider token is signed here with Web Crypto (ES256).
 
-const $ = (id) => document.getElementById(id);
+import { $, element } from "./dom.js";
 
 /** base64url of bytes. */
 function base64url(bytes) {
@@ -56,13 +56,6 @@ function composedPayload() {
   }
   if (Object.keys(alert).length > 0) aps.alert = alert;
   return { aps };
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 /** Starts the console: `api(method, path, body)` is the page's JSON API call with the session. */

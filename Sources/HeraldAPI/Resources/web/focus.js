@@ -2,14 +2,9 @@
 // (or are silenced), time-sensitive notifications, the schedules that turn it on, and the people to
 // suggest (those the user messaged or called). Saved with PUT /v1/me/focus-modes/{id}.
 
-const DAYS = [["mon", "M"], ["tue", "T"], ["wed", "W"], ["thu", "T"], ["fri", "F"], ["sat", "S"], ["sun", "S"]];
+import { element } from "./dom.js";
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+const DAYS = [["mon", "M"], ["tue", "T"], ["wed", "W"], ["thu", "T"], ["fri", "F"], ["sat", "S"], ["sun", "S"]];
 
 function labelled(text, control, className = "field") {
   const label = element("label", className);
