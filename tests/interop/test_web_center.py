@@ -890,3 +890,50 @@ def test_at_phone_width_the_page_fits_and_a_person_can_use_it_by_keyboard_alone(
     finally:
         stream.close()
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_notification_center_groups_as_the_grouping_setting_says_with_the_categorys_summary_line(herald, browser):
+    """Stacks are Herald's groups: per thread with the category's summary line ("%u more invitations
+    from %@", pluralized, with the summary arguments), one per app with grouping By App, none with Off."""
+    app = herald.new_app(herald.demo["team_id"])
+    device = herald.new_device(app)
+    credential = herald.app_credential(device.device_id, app)
+    category = {"identifier": "invite", "actions": [], "category_summary_format": "%u more invitations from %@"}
+    assert herald.api("PUT", "/v1/app/categories", token=credential, body={"categories": [category]}).status == 200
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, herald, device)
+    for identifier, thread, sender in [("a", "party", "Ana"), ("b", "party", "Ben"), ("c", "party", "Cy"),
+                                       ("d", "lunch", "Dee")]:
+        r = herald.api("POST", "/v1/app/requests", token=credential, body={
+            "identifier": identifier, "content": {
+                "title": f"{sender} is in", "body": thread, "category_identifier": "invite",
+                "thread_identifier": thread, "summary_argument": sender}})
+        assert r.status in (200, 201), r
+
+    def stacks() -> list[tuple[int, str | None]]:
+        out = []
+        for stack in browser.find_elements(By.CSS_SELECTOR, "#center .stack"):
+            toggle = stack.find_elements(By.CSS_SELECTOR, ".stack-toggle")
+            out.append((len(stack.find_elements(By.CSS_SELECTOR, ".notification")), toggle[0].text if toggle else None))
+        return out
+
+    # Automatic: a stack per thread; the party's line is the category's, as the server words it.
+    threads = herald.api("GET", f"/v1/devices/{device.device_id}/threads", token=device.user_token).json()["threads"]
+    party = [t for t in threads if t["thread_id"] == "party"][0]
+    assert party["summary"] == "2 more invitations from Ben and Ana", party
+    wait(browser, lambda d: sorted(stacks(), key=str) == sorted([(1, None), (1, party["summary"])], key=str))
+    shot(browser, "thread-summary-line")
+
+    # By App: one stack of four; Off: four stacks of one.
+    form = browser.find_element(By.ID, "preferences-form")
+    Select(form.find_element(By.NAME, "grouping")).select_by_value("by_app")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    [by_app] = wait_until(lambda: [t for t in herald.api("GET", f"/v1/devices/{device.device_id}/threads",
+                                                      token=device.user_token).json()["threads"]
+                                   if t["grouping"] == "by_app"], timeout=10, what="grouping by app saved")
+    assert by_app["summary"].startswith("3 more invitations from "), by_app
+    wait(browser, lambda d: stacks() == [(1, by_app["summary"])])
+    Select(browser.find_element(By.CSS_SELECTOR, "#preferences-form [name=grouping]")).select_by_value("off")
+    browser.find_element(By.CSS_SELECTOR, "#preferences-form button[type=submit]").click()
+    wait(browser, lambda d: stacks() == [(1, None)] * 4)
+    assert console_errors(browser) == []

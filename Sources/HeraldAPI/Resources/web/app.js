@@ -61,6 +61,7 @@ const state = {
   focus: null, // GET /v1/me/focus
   focusModes: [],
   expanded: new Set(), // stack keys shown whole
+  threads: [], // GET /v1/devices/{id}/threads: the groups Notification Center shows
   reply: null, // the reply being typed: {id, action, text}
   cursor: null,
   source: null,
@@ -273,34 +274,61 @@ function attachment(a) {
   return media;
 }
 
-/** Notification Center: stacks per app, then per thread, newest first; a stack shows its newest
- *  with "N more notifications" until expanded. */
-function renderCenter() {
-  const center = $("center");
-  center.replaceChildren();
+/** Notification Center: the device's groups as Herald makes them (`GET …/threads`: per app and
+ *  thread, one per app, or none, as the grouping settings say), newest first. A group shows its
+ *  newest with its summary line (the category's format: "2 more invitations from Ana") until
+ *  expanded. What the last read of the groups does not know yet joins its group as that group's
+ *  setting says (its own stack for a new app or thread) until the next read, a moment later. */
+function renderCenter({ onlyIfRegrouped = false } = {}) {
   const listed = [...state.notifications.values()].filter(isListed);
+  const byID = new Map(listed.map((n) => [n.id, n]));
+  const stackKey = (grouping, n) =>
+    grouping === "off" ? n.id : grouping === "by_app" ? `${n.bundle_id}\u0000*` : `${n.bundle_id}\u0000${n.thread_id || ""}`;
+  const stacks = new Map(); // key → {items, line}
+  const placed = new Set();
+  const grouping = new Map(); // bundle id → its grouping, as the last read found it
+  for (const group of state.threads) {
+    const items = [group.notification.id, ...group.other_ids].map((id) => byID.get(id)).filter(Boolean);
+    grouping.set(group.bundle_id, group.grouping);
+    if (items.length === 0) continue;
+    for (const n of items) placed.add(n.id);
+    // The server's line while the group is as it counted it.
+    const line = items.length === group.count ? group.summary : null;
+    stacks.set(stackKey(group.grouping, group.notification), { items, line });
+  }
   // Newest first; received in the same millisecond (a manual clock): the latest changed first.
   const byCursor = (a, b) => (BigInt(b.cursor) > BigInt(a.cursor) ? 1 : BigInt(b.cursor) < BigInt(a.cursor) ? -1 : 0);
-  listed.sort((a, b) => b.received_at.localeCompare(a.received_at) || byCursor(a, b));
-  const stacks = new Map();
-  for (const n of listed) {
-    const key = `${n.bundle_id}\u0000${n.thread_id || ""}`;
-    if (!stacks.has(key)) stacks.set(key, []);
-    stacks.get(key).push(n);
+  const newestFirst = (a, b) => b.received_at.localeCompare(a.received_at) || byCursor(a, b);
+  for (const n of listed.filter((n) => !placed.has(n.id))) {
+    const key = stackKey(grouping.get(n.bundle_id) || "automatic", n);
+    const stack = stacks.get(key) || { items: [], line: null };
+    stack.items.push(n);
+    stack.items.sort(newestFirst);
+    stack.line = null;
+    stacks.set(key, stack);
   }
-  for (const [key, items] of stacks) {
+  const ordered = [...stacks].map(([key, { items, line }]) => ({
+    key, items,
+    summary: items.length < 2 ? null : line || `${items.length - 1} more notification${items.length > 2 ? "s" : ""}`,
+  }));
+  ordered.sort((a, b) => newestFirst(a.items[0], b.items[0]));
+
+  // A new read of the groups that groups nothing differently leaves the cards as they are.
+  const layout = JSON.stringify(ordered.map((s) => [s.items.map((n) => n.id), s.summary, state.expanded.has(s.key)]));
+  if (onlyIfRegrouped && layout === state.centerLayout) return;
+  state.centerLayout = layout;
+  const center = $("center");
+  center.replaceChildren();
+  for (const { key, items, summary } of ordered) {
     const stack = element("section", "stack");
     stack.dataset.app = items[0].bundle_id;
     stack.dataset.thread = items[0].thread_id || "";
     const open = state.expanded.has(key) || items.length === 1;
     for (const n of open ? items : items.slice(0, 1)) stack.append(card(n));
     if (items.length > 1) {
-      const more = element(
-        "button",
-        "stack-toggle",
-        open ? "Show less" : `${items.length - 1} more notification${items.length > 2 ? "s" : ""}`,
-      );
+      const more = element("button", "stack-toggle", open ? "Show less" : summary);
       more.type = "button";
+      more.setAttribute("aria-expanded", String(open));
       more.addEventListener("click", () => {
         if (state.expanded.has(key)) state.expanded.delete(key);
         else state.expanded.add(key);
@@ -311,6 +339,20 @@ function renderCenter() {
     center.append(stack);
   }
   $("center-empty").hidden = listed.length > 0;
+}
+
+/** Reads the device's groups again (a moment after a change, once for a burst of them). */
+let threadsTimer = null;
+let threadsRead = 0;
+function refreshThreads() {
+  clearTimeout(threadsTimer);
+  threadsTimer = setTimeout(() => loadThreads().then(() => renderCenter({ onlyIfRegrouped: true }), reportError), 100);
+}
+
+async function loadThreads() {
+  const read = ++threadsRead;
+  const page = await api(state.session, "GET", `/v1/devices/${encodeURIComponent(state.session.device)}/threads?limit=500`);
+  if (read === threadsRead) state.threads = page.threads; // an older read answering late changes nothing
 }
 
 function renderDevice() {
@@ -523,6 +565,7 @@ async function loadAll() {
   state.authorizationRequests = (await api(state.session, "GET", `/v1/devices/${device}/authorization-requests`)).requests;
   await settings.load();
   await extensions.load();
+  await loadThreads();
   renderCenter();
 }
 
@@ -542,6 +585,7 @@ function connect() {
     if (alertsNow && (!before || before.disposition !== "alerted")) showBanner(n);
     if (!before && n.decision && n.decision.announce) announce(n);
     renderCenter();
+    refreshThreads();
     // A new app on this device: its settings join the list.
     if (state.appSettings && !(n.bundle_id in state.appSettings)) settings.load().catch(reportError);
   });
@@ -549,6 +593,7 @@ function connect() {
     const n = JSON.parse(event.data);
     state.notifications.delete(n.id);
     renderCenter();
+    refreshThreads();
   });
   source.addEventListener("summary", (event) => {
     const summary = JSON.parse(event.data);
@@ -557,6 +602,7 @@ function connect() {
     }
     renderSummary(summary);
     renderCenter();
+    refreshThreads();
   });
   source.addEventListener("focus", (event) => {
     state.focus = JSON.parse(event.data);
@@ -624,7 +670,7 @@ async function answerAuthorization(allow) {
 const settings = settingsPanel({
   state,
   api: (method, path, body) => api(state.session, method, path, body),
-  appIcon, loadFocus, putDeviceState, reportError,
+  appIcon, loadFocus, putDeviceState, reportError, refreshThreads,
 });
 const clock = deviceClock({ state, api, renderCenter: () => renderCenter(), reportError });
 const { currentTime } = clock;

@@ -9,7 +9,8 @@ import { $, element, appName } from "./dom.js";
  * - `state`: the page's state (`notifications`, and what this keeps: `preferences`, `summary`,
  *   `appSettings`);
  * - `api(method, path, body)`: the JSON API with the user's token;
- * - `appIcon(bundleID)`, `loadFocus()`, `putDeviceState(fields)`, `reportError(error)`.
+ * - `appIcon(bundleID)`, `loadFocus()`, `putDeviceState(fields)`, `reportError(error)`,
+ *   `refreshThreads()` (Notification Center's groups follow the grouping settings).
  */
 export function settingsPanel(page) {
   const { state } = page;
@@ -65,7 +66,10 @@ export function settingsPanel(page) {
     title.append(page.appIcon(app), document.createTextNode(appName(app)));
     box.append(title);
     const save = (fields) => page.api("PUT", `/v1/me/apps/${encodeURIComponent(app)}/settings`, fields)
-      .then((saved) => { state.appSettings[app] = saved; })
+      .then((saved) => {
+        state.appSettings[app] = saved;
+        page.refreshThreads();
+      })
       .catch(page.reportError);
     const toggle = (key, label, checked, fields) => {
       const row = element("label", "check");
@@ -152,6 +156,7 @@ export function settingsPanel(page) {
       form.dataset.saved = String(Date.now());
       $("control-error").textContent = "";
       renderPreferences();
+      page.refreshThreads();
       await page.loadFocus(); // the Focus schedules follow the time zone
     } catch (error) {
       page.reportError(error);
