@@ -937,3 +937,87 @@ def test_notification_center_groups_as_the_grouping_setting_says_with_the_catego
     browser.find_element(By.CSS_SELECTOR, "#preferences-form button[type=submit]").click()
     wait(browser, lambda d: stacks() == [(1, None)] * 4)
     assert console_errors(browser) == []
+
+
+def wav(samples: int = 800) -> bytes:
+    """A WAV file: 8 kHz, mono, 8-bit PCM, a square wave."""
+    import struct
+
+    data = bytes((200 if (i // 8) % 2 else 56) for i in range(samples))
+    fmt = struct.pack("<HHIIHH", 1, 1, 8000, 8000, 1, 8)
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_sound_plays_as_the_decision_says_and_critical_through_a_silent_ringer(herald, h2, browser, app_device):
+    app, device = app_device
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    assert herald.api("PUT", f"/v1/me/apps/{app}/settings", token=device.user_token,
+                      body={"critical_alerts": "enabled"}).status == 200
+    open_device(browser, herald, device)
+
+    def push(title: str, **aps) -> str:
+        st = h2.push(device.device_token, herald.headers(topic=app), {"aps": {"alert": {"title": title}, **aps}})
+        assert st.status == 200, st
+        return wait_until(lambda: [n["id"] for n in herald.all_notifications(device) if n["alert"]["title"] == title],
+                          timeout=10, what=title)[0]
+
+    def sounds() -> list[str]:
+        return (browser.find_element(By.TAG_NAME, "body").get_attribute("data-sounds") or "").split()
+
+    with_sound = push("With sound", sound="default")
+    wait(browser, lambda d: sounds() == [f"{with_sound}:normal"])
+    silent_push = push("No sound")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'#center [data-id="{silent_push}"]'))
+    assert sounds() == [f"{with_sound}:normal"]
+
+    # The ringer silenced in the page: a sound does not play; a critical alert's does.
+    browser.find_element(By.ID, "ringer-silent").click()
+    wait_until(lambda: herald.api("GET", f"/v1/devices/{device.device_id}/state",
+                                  token=device.user_token).json()["ringer_silent"], timeout=10, what="ringer silent")
+    quiet = push("Silenced", sound="default")
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f'#center [data-id="{quiet}"]'))
+    critical = push("Critical", sound={"critical": 1, "name": "default", "volume": 1.0}, **{"interruption-level": "critical"})
+    wait(browser, lambda d: sounds() == [f"{with_sound}:normal", f"{critical}:critical"])
+    card = browser.find_element(By.CSS_SELECTOR, f'#center [data-id="{critical}"]')
+    assert card.get_attribute("data-level") == "critical" and "Critical" in card.text
+    assert console_errors(browser) == []
+
+
+def test_a_communication_notification_shows_its_avatar_and_sender_with_its_image_and_audio(herald, browser):
+    app = herald.new_app(herald.demo["team_id"])
+    device = herald.new_device(app)
+    credential = herald.app_credential(device.device_id, app)
+    herald.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token, body={"locked": False})
+    open_device(browser, herald, device)
+
+    def upload(data: bytes, identifier: str) -> str:
+        r = herald.api("POST", "/v1/app/attachments", token=credential, body=data,
+                       headers={"Content-Type": "application/octet-stream", "x-herald-attachment-identifier": identifier})
+        assert r.status == 201, r
+        return r.json()["attachment"]["id"]
+
+    avatar, photo, voice = upload(png(16, 16, (0x8e, 0x24, 0xaa)), "avatar"), upload(png(40, 20, (0x43, 0xa0, 0x47)), "photo"), upload(wav(), "voice")
+    r = herald.api("POST", "/v1/app/requests", token=credential, body={"identifier": "m1", "content": {
+        "title": "New message", "body": "Look at this, and listen",
+        "communication": {"kind": "message", "sender": {"handle": "ana@example.com", "handle_type": "email",
+                                                        "display_name": "Ana Lima"}},
+        "attachments": [{"attachment_id": avatar, "avatar": True}, {"attachment_id": photo}, {"attachment_id": voice}]}})
+    assert r.status in (200, 201), r
+    card = wait(browser, ec.visibility_of_element_located((By.CSS_SELECTOR, "#center .notification")))
+    # The sender's name is the title; the avatar is the sender's image, not an attachment.
+    assert card.find_element(By.CSS_SELECTOR, ".title").text == "Ana Lima"
+    wait(browser, lambda d: d.execute_script(
+        "const i = document.querySelector('#center .notification img.avatar'); return i && i.complete && i.naturalWidth") == 16)
+    # The image inline; the audio playable (its metadata loads from Herald: 800 samples at 8 kHz).
+    wait(browser, lambda d: d.execute_script(
+        "const i = document.querySelector('#center .notification img.attachment'); return i && i.complete && i.naturalWidth") == 40)
+    duration = browser.execute_script("""
+        const a = document.querySelector('#center .notification audio.attachment');
+        if (!a || !a.controls) return -1;
+        return new Promise((done) => { a.addEventListener('loadedmetadata', () => done(a.duration)); a.preload = 'metadata'; a.load(); });""")
+    assert abs(duration - 0.1) < 0.01, duration
+    for banner in browser.find_elements(By.CSS_SELECTOR, "#banners .banner"):
+        banner.click()
+    shot(browser, "communication")
+    assert console_errors(browser) == []

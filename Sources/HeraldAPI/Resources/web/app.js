@@ -431,7 +431,6 @@ function showBanner(n) {
   });
   $("banners").prepend(banner);
   if (d.banner === "banner") setTimeout(() => banner.remove(), 6000);
-  if (d.sound && d.sound.plays) playSound(d.sound);
 }
 
 /** Siri reading it aloud (the decision's `announce`: headphones or car), with the browser's speech. */
@@ -447,9 +446,13 @@ function announce(n) {
 }
 
 let audio = null;
-function playSound(sound) {
+/** The decision's sound (a tone: the page has no sound files), unless the ringer is silent and the
+ *  sound does not bypass it (critical). Each played is noted in `data-sounds` (the tests read it). */
+function playSound(n, sound) {
   const silent = state.deviceState && state.deviceState.ringer_silent;
   if (silent && !sound.bypasses_ringer) return;
+  const played = document.body.dataset.sounds ? document.body.dataset.sounds.split(" ") : [];
+  document.body.dataset.sounds = [...played, `${n.id}:${sound.bypasses_ringer ? "critical" : "normal"}`].join(" ");
   try {
     audio = audio || new AudioContext();
     const oscillator = audio.createOscillator();
@@ -580,9 +583,11 @@ function connect() {
     const n = JSON.parse(event.data);
     const before = state.notifications.get(n.id);
     state.notifications.set(n.id, n);
-    // A banner only when it first alerts (a held one released quietly is listed silently).
-    const alertsNow = n.disposition === "alerted" && !n.dismissed_at && n.decision && n.decision.banner !== "none";
-    if (alertsNow && (!before || before.disposition !== "alerted")) showBanner(n);
+    // A banner and a sound only when it first alerts (a held one released quietly is listed silently).
+    if (n.disposition === "alerted" && !n.dismissed_at && (!before || before.disposition !== "alerted")) {
+      if (n.decision && n.decision.banner !== "none") showBanner(n);
+      if (n.decision && n.decision.sound && n.decision.sound.plays) playSound(n, n.decision.sound);
+    }
     if (!before && n.decision && n.decision.announce) announce(n);
     renderCenter();
     refreshThreads();
