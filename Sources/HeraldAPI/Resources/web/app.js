@@ -689,6 +689,7 @@ const extensions = contentExtensions({
     return response.blob();
   },
   onError: reportError,
+  changed: () => renderCenter(),
 });
 
 // ---- Start ---------------------------------------------------------------------------------------

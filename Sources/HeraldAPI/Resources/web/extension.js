@@ -29,7 +29,8 @@ const ANSWER_TIMEOUT_MS = 10000;
  * - `actionButton(action)`: a button for one of the category's actions (icon and title);
  * - `respond(n, actionIdentifier, text)`: sends the person's response to the app;
  * - `fetchBlob(url)`: an attachment's bytes (with the user's token, which the frame never sees);
- * - `onError(error)`: shows a failure.
+ * - `onError(error)`: shows a failure;
+ * - `changed()`: the listing changed (the cards' Expand buttons follow it).
  */
 export function contentExtensions(deps) {
   const { api, element, appIcon, appName, defaultContent, actionButton, respond, fetchBlob, onError } = deps;
@@ -175,7 +176,11 @@ export function contentExtensions(deps) {
       return;
     }
     const extension = extensionFor(n);
-    if (!extension) return;
+    if (!extension) {
+      onError(new Error(`${appName(n.bundle_id)} no longer has a content extension for this notification.`));
+      deps.changed();
+      return;
+    }
     close();
     const frame = element("iframe", "extension-frame");
     frame.setAttribute("sandbox", "allow-scripts");
