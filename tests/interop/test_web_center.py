@@ -784,6 +784,15 @@ def test_a_content_extension_shows_the_expanded_notification_and_answers_its_act
         dialog.find_element(By.CSS_SELECTOR, '.expanded-actions [data-action="decline"]').click()
         wait(browser, lambda d: not d.find_element(By.ID, "expanded").is_displayed())
         assert stream.next_response()["action_identifier"] == "decline"
+
+        # Removed by its developer: Expand says so, and the cards lose it.
+        herald.admin("DELETE", f"/v1/admin/apps/{app}/content-extension")
+        for banner in browser.find_elements(By.CSS_SELECTOR, "#banners .banner"):
+            banner.click()
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#center button.expand")).click()
+        wait(browser, lambda d: "no longer has a content extension" in d.find_element(By.ID, "control-error").text)
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#center button.expand") == [])
+        assert not browser.find_element(By.ID, "expanded").is_displayed()
         assert console_errors(browser) == []
     finally:
         stream.close()
