@@ -7,13 +7,13 @@ import HeraldCore
 
 extension Date {
     /// The date in whole milliseconds since 1970, as the store keeps it.
-    var storedMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    public var storedMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 
     /// The date a stored millisecond value stands for.
-    init(storedMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storedMilliseconds) / 1000) }
+    public init(storedMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storedMilliseconds) / 1000) }
 
     /// The date as it reads back from the store (rounded to the millisecond).
-    var roundedToStoredPrecision: Date { Date(storedMilliseconds: storedMilliseconds) }
+    public var roundedToStoredPrecision: Date { Date(storedMilliseconds: storedMilliseconds) }
 }
 
 struct TeamRow: FetchableRecord, PersistableRecord {

@@ -47,7 +47,7 @@ struct AppBadgeTests {
         #expect(samples.map(AppBadgeRule.appliedBadge) == [3, 0, nil, nil, 7, 1, nil, nil])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3"), Self.push("b", badge: "5", app: Fixture.otherAppID)])
@@ -63,7 +63,7 @@ struct AppBadgeTests {
         #expect(try await store.appBadges(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aBadgeTheDecisionDoesNotApplyIsIgnored(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "2")])
@@ -78,7 +78,7 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theBadgeIsReadAsThePayloadParserReadsIt(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: #""12""#)])
@@ -89,7 +89,7 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store)[Fixture.appID] == 1)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func readingDismissingAndRemovingLeaveTheBadge(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "4")])
@@ -99,7 +99,7 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 4])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aReleasedHeldNotificationAppliesItsBadgeWhenReleased(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("held", badge: "6", .heldForFocus, applies: false, at: 0)])
@@ -121,7 +121,7 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 1])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aProvidersRetryAppliesItsBadgeAgain(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3", at: 0), Self.push("b", badge: "5", at: 1)])
@@ -129,7 +129,7 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 3])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aPayloadSQLiteCannotReadDoesNotFailTheWrite(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         var odd = Self.push("odd", badge: "1")

@@ -10,7 +10,7 @@ struct AppResourceTests {
         #"{"actions":[{"identifier":"reply","options":["foreground"],"title":"Reply"}],"hiddenPreviewsBodyPlaceholder":"%u new messages","identifier":"MESSAGE"}"#
     let invite = #"{"actions":[],"identifier":"INVITE"}"#
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func categoriesAreKeptPerAppAsGiven(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "MESSAGE", json: message)
@@ -40,7 +40,7 @@ struct AppResourceTests {
 
     @Test(
         "an app's icon: set, replaced, read back per app, removed; refused when empty or the app is unknown",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.complete)
     func appIcons(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
@@ -74,7 +74,7 @@ struct AppResourceTests {
 
     @Test(
         "an app's content extension: set, replaced, read back per app, removed; refused when not JSON or empty",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.complete)
     func contentExtensions(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
@@ -118,7 +118,7 @@ struct AppResourceTests {
         #expect(try await store.contentExtensions().isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [
@@ -143,7 +143,7 @@ struct AppResourceTests {
         #expect(try await store.categories(bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func localizationFilesAreKeptByteForByte(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         // A UTF-16 .strings file (with its byte-order mark), as Xcode used to export them
@@ -218,7 +218,7 @@ struct AppResourceTests {
         #expect(try await store.localizationFiles(bundleID: "com.example.none").isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aLocalizationFileNeedsANameALocaleAndAKnownApp(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [

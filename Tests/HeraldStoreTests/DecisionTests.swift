@@ -39,7 +39,7 @@ struct DecisionTests {
         #expect(read?.decision == changes[0].decision && read?.disposition == .heldForSummary)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aRetriedNotificationTakesTheNewDecision(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
@@ -65,7 +65,7 @@ struct DecisionTests {
         #expect(columns == [["a", "alerted"], ["b", nil]])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func updatingTheDecisionTakesANewSeqTheStreamShows(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([
@@ -106,7 +106,7 @@ struct DecisionTests {
         #expect(held?.seq == 5 && held?.releasedAt == nil && held?.disposition == .heldForSummary)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .alerted)])
@@ -124,7 +124,7 @@ struct DecisionTests {
         #expect(try await store.latestCursor() == 2)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         // Given held, delivered and removed notifications on three devices, arriving out of order

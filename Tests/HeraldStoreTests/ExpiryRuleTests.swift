@@ -24,7 +24,7 @@ struct ExpiryRuleTests {
 
     @Test(
         "the store lists exactly the rows StoredNotification.isDeliverable keeps, at every boundary",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.complete)
     func theSQLFilterAgreesWithTheRule(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         var rows: [StoredNotification] = []

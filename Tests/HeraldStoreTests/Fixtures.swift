@@ -25,7 +25,7 @@ enum Fixture {
         return store
     }
 
-    static func seed(_ store: some HeraldStore) async throws {
+    static func seed(_ store: some RegistryStore) async throws {
         try await store.createTeam(Team(teamID: teamID, name: "Example", createdAt: time()))
         for bundleID in [appID, otherAppID] {
             try await store.createApp(

@@ -29,7 +29,7 @@ import Testing
             firedRevision: firedRevision, nextFireAt: next, trigger: record.trigger)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func credentialsNameTheirDeviceAppAndUser(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let record = AppCredentialRecord(
@@ -46,7 +46,7 @@ import Testing
         #expect(error?.kind == .notFound)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theSameIdentifierReplacesAndBecomesTheNewest(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let first = try await store.addLocalRequest(Self.request("a"), limit: 64).stored
@@ -64,7 +64,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theLimitKeepsTheMostRecentlyAdded(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         for index in 0..<5 {
@@ -78,7 +78,7 @@ import Testing
             ])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func removeByIdentifiersOrAll(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         for name in ["a", "b", "c"] { _ = try await store.addLocalRequest(Self.request(name), limit: 64) }
@@ -92,7 +92,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID).count == 1)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func dueRequestsComeEarliestFirst(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         _ = try await store.addLocalRequest(Self.request("late", fireAt: 300), limit: 64)
@@ -109,7 +109,7 @@ import Testing
         #expect(try await store.dueLocalRequests(through: Fixture.time(1000), limit: 2).count == 2)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aFiringCommitsTheNotificationAndAdvancesOrRemovesItsRequestOnce(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let once = try await store.addLocalRequest(Self.request("once"), limit: 64).stored
@@ -136,7 +136,7 @@ import Testing
         #expect(listed.first?.trigger == once.trigger)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func deliveringTheSameIdentifierAgainReplacesTheDeliveredOne(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let record = Self.request("news")
@@ -159,7 +159,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theAppSeesItsPushesAndLocalNotificationsAndRemovesThemByIdentifier(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         _ = try await store.insert([
@@ -189,7 +189,7 @@ import Testing
             try await store.notification(deviceID: Fixture.deviceID, id: "22222222-2222-4222-8222-222222222222") != nil)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theAppSetsItsBadge(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.setAppBadge(deviceID: Fixture.deviceID, bundleID: Fixture.appID, badge: 7)
@@ -201,7 +201,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func replacingCategoriesDropsTheOthers(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "OLD", json: #"{"identifier":"OLD"}"#)

@@ -7,7 +7,7 @@ import Testing
 struct NotificationListTests {
     let now = Fixture.time(100)
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func insertStoresABatchWithIncreasingSeqs(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let changes = try await store.insert([
@@ -24,7 +24,7 @@ struct NotificationListTests {
         #expect(try await store.insert([]).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aCollapseIDReplacesTheLiveNotificationOfTheSameApp(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         // Given a live notification with collapse id "score", and one of another app and of another device
@@ -58,7 +58,7 @@ struct NotificationListTests {
         #expect(feed == changes)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aCollapseIDReplacesWithinOneBatch(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let changes = try await store.insert([
@@ -72,7 +72,7 @@ struct NotificationListTests {
             try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([
@@ -90,7 +90,7 @@ struct NotificationListTests {
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 2, limit: 10, now: now) == changes)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         // 70 rows: more than one multi-row statement; an id twice; a collapse id that replaces within the batch
@@ -111,7 +111,7 @@ struct NotificationListTests {
         #expect(feed.allSatisfy { row in changes.last { $0.id == row.id } == row })
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aNotificationWithAKnownIDReplacesTheEntry(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
@@ -135,7 +135,7 @@ struct NotificationListTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == revived[0])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func readDismissAndRemoveEachTakeANewSeqOnce(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("n"), Fixture.notification("m")])
@@ -156,7 +156,7 @@ struct NotificationListTests {
         #expect(try await store.markRead(deviceID: Fixture.otherDeviceID, id: "m", at: Fixture.time()) == nil)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aTombstoneKeepsItsRemovalTime(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("n")])
@@ -171,7 +171,7 @@ struct NotificationListTests {
         #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c")])
@@ -198,7 +198,7 @@ struct NotificationListTests {
                 == ["b", "a"])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func expiredUndeliveredNotificationsAreLeftOut(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let nowSeconds = Int64(now.timeIntervalSince1970)  // the whole second before `now`
@@ -224,7 +224,7 @@ struct NotificationListTests {
         #expect(listed.allSatisfy { $0.isDeliverable(now: earlier) })
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theLimitAppliesAfterFiltering(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let past = Int64(now.timeIntervalSince1970) - 60
@@ -254,7 +254,7 @@ struct NotificationListTests {
         #expect(error?.kind == .invalid)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
@@ -280,7 +280,7 @@ struct NotificationListTests {
         #expect(try await store.latestCursor() == 4)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aBatchWithAnUnknownDeviceStoresNothing(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let error = await #expect(throws: StoreError.self) {

@@ -56,7 +56,7 @@ struct NotificationWriterTests {
         #expect(listed.count == count / 2)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func onCommitSeesABatchBeforeItsWritersResume(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let commits = CommitLog()
@@ -73,7 +73,7 @@ struct NotificationWriterTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == stored)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("old", collapseID: "c")])
@@ -124,7 +124,7 @@ struct NotificationWriterTests {
         #expect(await commits.batches() == [[stored]])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aStoreErrorReachesTheWriter(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let writer = NotificationWriter(store: store) { _ in }
@@ -137,7 +137,7 @@ struct NotificationWriterTests {
         #expect(try await writer.write(Fixture.notification("fine")).seq == 1)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let commits = CommitLog()
@@ -180,7 +180,7 @@ struct NotificationWriterTests {
 
     @Test(
         "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.complete)
     func orderlyShutdown(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let commits = CommitLog()

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Registry")
 struct RegistryTests {
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.withRegistry)
     func registryRecordsReadBackAsCreated(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeRegistry()
         let scoped = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: [Fixture.appID], publicKeyPEM: "pem-1",
             createdAt: Fixture.time(1)
@@ -52,9 +52,9 @@ struct RegistryTests {
         #expect(snapshot.tokens[token.token] == token)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.withRegistry)
     func creatingAnExistingRecordIsAConflict(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeRegistry()
         let key = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
         try await store.createKey(key)
@@ -102,9 +102,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.withRegistry)
     func referringToAMissingRecordIsNotFound(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeRegistry()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.createKey(
@@ -140,9 +140,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: nil).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.withRegistry)
     func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeRegistry()
         let first = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
         let otherApp = DeviceTokenRecord(
@@ -171,9 +171,9 @@ struct RegistryTests {
         #expect(tokens[otherDevice.token]?.unregisteredAt == nil)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.withRegistry)
     func unregisteringATokenKeepsTheFirstTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeRegistry()
         let token = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)

@@ -6,7 +6,7 @@ import Testing
 /// The store contract of apps' service extensions and the pushes waiting for them: one registration
 /// per app (a process or a webhook, replaced by the next), and jobs kept until removed, oldest first.
 @Suite struct ServiceExtensionStoreTests {
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func registrationsAreOnePerAppAndReplaced(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         #expect(try await store.serviceExtensions().isEmpty)
@@ -35,7 +35,7 @@ import Testing
         #expect(try await store.serviceExtensions() == [other])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func jobsWaitUntilRemovedOldestFirst(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         func job(_ id: String, at seconds: Int64, payload: String = #"{"aps":{}}"#) -> ExtensionJobRecord {

@@ -72,7 +72,7 @@ struct SummaryDeliveryTests {
         #expect(kept?["digest"] == digest)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theCandidatesAreWhatIsHeldForTheSummaryByItsTime(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -127,7 +127,7 @@ struct SummaryDeliveryTests {
         #expect(plan.contains { $0.contains("SEARCH n USING INDEX notifications_summary_candidates") }, "plan: \(plan)")
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -195,7 +195,7 @@ struct SummaryDeliveryTests {
                 .isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision(_ engine: StoreEngine) async throws
     {
         let store = try await engine.makePolicyStore()
@@ -219,7 +219,7 @@ struct SummaryDeliveryTests {
         #expect(try await store.summaryCandidates([(Fixture.userID, slot)]).held.map(\.id) == ["a"])
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aNotificationCommittedAfterTheReadWaitsForTheNextSummary(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -239,7 +239,7 @@ struct SummaryDeliveryTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aSecondReleaseOfTheSameSlotChangesNothing(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -290,7 +290,7 @@ struct SummaryDeliveryTests {
         try await reopened.close()
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aFailedReleaseRecordsNoDelivery(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -318,7 +318,7 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func manySummariesAreReleasedInOneTransaction(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await seedHeld(store)
@@ -349,7 +349,7 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func usersWithSummaryListsTheSummariesThatAreOn(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.usersWithSummary().isEmpty)

@@ -18,7 +18,7 @@ struct ThreadCountTests {
         Fixture.notification(id, device: device, app: app, payload: payload(thread: thread))
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aThreadCountsTheLiveNotificationsOfOneAppThreadAndDevice(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         _ = try await store.insert([
@@ -44,7 +44,7 @@ struct ThreadCountTests {
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "none") == 0)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func removedAndUndeliveredNotificationsLeaveTheThread(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         var denied = Self.inThread("x", "chat")

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("User-side state")
 struct UserStateTests {
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func appSettingsRoundTripPerUserAndApp(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.appSettings(userID: Fixture.userID).isEmpty)
@@ -32,7 +32,7 @@ struct UserStateTests {
         #expect(try await store.appSettings(userID: Fixture.otherUserID)[Fixture.appID]?.authorizationStatus == .denied)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func preferencesRoundTripWithTheirTimeZoneAndLocale(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.preferences(userID: Fixture.userID) == nil)
@@ -45,7 +45,7 @@ struct UserStateTests {
         #expect(try await store.preferences(userID: Fixture.otherUserID) == nil)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func focusModesKeepTheOrderTheyWereAddedIn(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         try await store.upsertFocusMode(Fixture.workFocus, userID: Fixture.userID)
@@ -76,7 +76,7 @@ struct UserStateTests {
         #expect(modes.active(at: Fixture.time(10), in: Fixture.preferences.timeZone)?.mode.id == "sleep")
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aFocusModeDateIsKeptToTheMillisecond(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         var mode = Fixture.readingFocus
@@ -88,7 +88,7 @@ struct UserStateTests {
         #expect(read.first?.manual == .on(since: Fixture.time(), until: Date(timeIntervalSince1970: 1_750_000_100.001)))
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theSummaryScheduleRoundTrips(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.summarySchedule(userID: Fixture.userID) == nil)
@@ -100,7 +100,7 @@ struct UserStateTests {
         #expect(try await store.summarySchedule(userID: Fixture.userID) == .off)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func theDeviceStateRoundTripsPerDevice(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == nil)
@@ -115,7 +115,7 @@ struct UserStateTests {
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == unlocked)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func thePolicyContextHasTheUsersStateAndTheDevicesOwn(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         #expect(try await store.policyContext(deviceID: "no-such-device") == nil)
@@ -154,7 +154,7 @@ struct UserStateTests {
                     deviceID: Fixture.strangerDeviceID, userID: Fixture.otherUserID, preferences: UserPreferences()))
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func stateForAnUnknownUserAppOrDeviceIsNotFound(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         let errors: [StoreError?] = [
@@ -188,7 +188,7 @@ struct UserStateTests {
         #expect(try await store.deleteFocusMode(id: "work", userID: "nobody") == false)
     }
 
-    @Test(arguments: StoreEngine.allCases)
+    @Test(arguments: StoreEngine.complete)
     func aFocusModeWithoutAnIDIsInvalid(_ engine: StoreEngine) async throws {
         let store = try await engine.makePolicyStore()
         let error = await #expect(throws: StoreError.self) {

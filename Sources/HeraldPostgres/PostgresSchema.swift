@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema: named migrations in raw DDL, applied in order, each once.
+///
+/// A migration that has shipped is never edited; a change is a new one appended at the end. Every
+/// node runs `migrate` at start: in one transaction holding an advisory lock, so two nodes starting
+/// together do not both apply one, and a failed migration leaves nothing half done (PostgreSQL's DDL
+/// is transactional). Dates are BIGINT milliseconds since 1970 (UTC), as SQLite's store keeps them;
+/// ids are `TEXT COLLATE "C"` so that they compare and sort byte by byte on any cluster.
+enum PostgresSchema {
+    /// The migrations, in order.
+    static let migrations: [(name: String, sql: String)] = [
+        ("pg1-registry", registry)
+    ]
+
+    /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
+    static let migrationLock: Int64 = 0x6865_7261_6c64
+
+    static func migrate(_ store: PostgresStore) async throws {
+        try await store.write { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: store.logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS herald_migrations (
+                    name        TEXT COLLATE "C" PRIMARY KEY,
+                    applied_at  BIGINT NOT NULL
+                )
+                """, logger: store.logger)
+            var applied = Set<String>()
+            for try await name in try await connection.query("SELECT name FROM herald_migrations", logger: store.logger)
+                .decode(String.self)
+            {
+                applied.insert(name)
+            }
+            for migration in migrations where !applied.contains(migration.name) {
+                store.logger.info("Applying database migration", metadata: ["migration": "\(migration.name)"])
+                for statement in statements(migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: store.logger)
+                }
+                let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+                try await connection.query(
+                    "INSERT INTO herald_migrations (name, applied_at) VALUES (\(migration.name), \(now))",
+                    logger: store.logger)
+            }
+        }
+    }
+
+    /// A migration's statements, one by one (the extended query protocol runs one at a time): the
+    /// text split after each `;` that ends a line. DDL only, so no `;` ends a line inside a statement.
+    static func statements(_ sql: String) -> [String] {
+        sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }
+            .filter { statement in
+                statement.split(separator: "\n").contains { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
+            }
+    }
+
+    static let registry = """
+        CREATE TABLE teams (
+            team_id     TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(team_id) > 0),
+            name        TEXT   NOT NULL,
+            created_at  BIGINT NOT NULL
+        );
+        CREATE TABLE signing_keys (
+            key_id          TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(key_id) > 0),
+            team_id         TEXT COLLATE "C" NOT NULL REFERENCES teams (team_id),
+            topics          TEXT[],
+            public_key_pem  TEXT   NOT NULL,
+            created_at      BIGINT NOT NULL
+        );
+        CREATE INDEX signing_keys_team ON signing_keys (team_id);
+        CREATE TABLE apps (
+            bundle_id        TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(bundle_id) > 0),
+            team_id          TEXT COLLATE "C" NOT NULL REFERENCES teams (team_id),
+            name             TEXT    NOT NULL,
+            time_sensitive   BOOLEAN NOT NULL,
+            critical_alerts  BOOLEAN NOT NULL,
+            communication    BOOLEAN NOT NULL,
+            created_at       BIGINT  NOT NULL
+        );
+        CREATE INDEX apps_team ON apps (team_id);
+        CREATE TABLE users (
+            user_id       TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(user_id) > 0),
+            name          TEXT   NOT NULL,
+            token_digest  TEXT COLLATE "C" NOT NULL UNIQUE CHECK (length(token_digest) > 0),
+            created_at    BIGINT NOT NULL
+        );
+        CREATE TABLE devices (
+            device_id   TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(device_id) > 0),
+            user_id     TEXT COLLATE "C" NOT NULL REFERENCES users (user_id),
+            name        TEXT   NOT NULL,
+            created_at  BIGINT NOT NULL
+        );
+        CREATE INDEX devices_user ON devices (user_id);
+        CREATE TABLE device_tokens (
+            token            TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(token) > 0),
+            device_id        TEXT COLLATE "C" NOT NULL REFERENCES devices (device_id),
+            bundle_id        TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            created_at       BIGINT NOT NULL,
+            unregistered_at  BIGINT
+        );
+        CREATE INDEX device_tokens_device ON device_tokens (device_id);
+        -- A device has at most one live token per app.
+        CREATE UNIQUE INDEX device_tokens_live_per_app
+            ON device_tokens (device_id, bundle_id) WHERE unregistered_at IS NULL;
+        """
+}

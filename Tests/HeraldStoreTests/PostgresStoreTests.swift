@@ -1,0 +1,61 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+import HeraldStore
+import Logging
+import Testing
+
+/// The PostgreSQL engine's own parts: its URL, its migrations. (What every engine does is in the
+/// contract suites.)
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    @Test("a database URL in libpq's form: TCP or a socket directory, sslmode; a bad one is refused in words")
+    func urls() throws {
+        let tcp = try PostgresURL("postgres://herald:s%40cret@db.example.com:6543/herald?sslmode=require")
+        #expect(tcp.user == "herald" && tcp.password == "s@cret" && tcp.host == "db.example.com")
+        #expect(tcp.port == 6543 && tcp.database == "herald" && tcp.sslMode == "require" && tcp.socketDirectory == nil)
+        let socket = try PostgresURL("postgresql://herald@localhost/db?host=/run/postgresql")
+        #expect(socket.socketDirectory == "/run/postgresql" && socket.port == 5432 && socket.sslMode == "prefer")
+
+        for (bad, words) in [
+            ("mysql://herald@h/db", "postgres://user@host/database"),
+            ("postgres://h/db", "names no user"),
+            ("postgres://herald@h/", "names no database"),
+            ("postgres://herald@h/db?host=relative", "socket directory"),
+            ("postgres://herald@h/db?sslmode=verify-full", "sslmode"),
+            ("postgres://herald@h/db?pool=3", "does not know: pool"),
+        ] {
+            let error = #expect(throws: PostgresURLError.self, "\(bad)") { try PostgresURL(bad) }
+            #expect(error?.description.contains(words) == true, "\(bad): \(error?.description ?? "")")
+        }
+        // A refused URL's message never shows its password.
+        let secret = #expect(throws: PostgresURLError.self) { try PostgresURL("mysql://u:hunter2@h/db") }
+        #expect(secret?.description.contains("hunter2") == false)
+    }
+
+    @Test("nodes starting together apply each migration once; a restart applies none")
+    func migrationsOnce() async throws {
+        let url = try await TestPostgres.newDatabase()
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresStore.connect(url, logger: TestPostgres.logger) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 4)
+        let again = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        try await again.createTeam(Team(teamID: "T1", name: "One", createdAt: Date(timeIntervalSince1970: 1)))
+        #expect(try await stores[0].teams().map(\.teamID) == ["T1"])  // one database, seen by every node
+
+        let counts = try await TestPostgres.query(url, "SELECT name, count(*) FROM herald_migrations GROUP BY name")
+        #expect(!counts.isEmpty && counts.allSatisfy { $0.hasSuffix("|1") }, "\(counts)")
+        for store in stores + [again] { store.close() }
+    }
+
+    @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")
+    func noServer() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgres-\(UUID())").path
+        await #expect(throws: (any Error).self) {
+            try await PostgresStore.connect(
+                "postgres://herald@localhost/herald?host=\(missing)", logger: TestPostgres.logger)
+        }
+    }
+}
