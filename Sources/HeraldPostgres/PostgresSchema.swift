@@ -12,7 +12,8 @@ import PostgresNIO
 enum PostgresSchema {
     /// The migrations, in order.
     static let migrations: [(name: String, sql: String)] = [
-        ("pg1-registry", registry)
+        ("pg1-registry", registry),
+        ("pg2-app-resources", appResources),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -105,5 +106,38 @@ enum PostgresSchema {
         -- A device has at most one live token per app.
         CREATE UNIQUE INDEX device_tokens_live_per_app
             ON device_tokens (device_id, bundle_id) WHERE unregistered_at IS NULL;
+        """
+
+    static let appResources = """
+        -- Notification categories registered by an app (JSON owned by the API).
+        CREATE TABLE app_categories (
+            bundle_id   TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            identifier  TEXT COLLATE "C" NOT NULL CHECK (length(identifier) > 0),
+            category    TEXT NOT NULL,
+            PRIMARY KEY (bundle_id, identifier)
+        );
+        -- Localization files uploaded by an app, as uploaded. A String Catalog holds every locale.
+        CREATE TABLE localization_files (
+            bundle_id  TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            locale     TEXT COLLATE "C" NOT NULL CHECK (kind = 'xcstrings' OR length(locale) > 0),
+            kind       TEXT COLLATE "C" NOT NULL CHECK (kind IN ('strings', 'stringsdict', 'xcstrings')),
+            name       TEXT COLLATE "C" NOT NULL CHECK (length(name) > 0),
+            data       BYTEA NOT NULL,
+            PRIMARY KEY (bundle_id, locale, kind, name)
+        );
+        -- Each app's icon as its notifications show it: the image's bytes and sniffed MIME type.
+        CREATE TABLE app_icons (
+            bundle_id   TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+            type        TEXT   NOT NULL CHECK (length(type) > 0),
+            data        BYTEA  NOT NULL CHECK (length(data) > 0),
+            updated_at  BIGINT NOT NULL
+        );
+        -- Each app's web content extension: its options (JSON) and its HTML.
+        CREATE TABLE content_extensions (
+            bundle_id   TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+            options     TEXT   NOT NULL,
+            html        TEXT   NOT NULL CHECK (length(html) > 0),
+            updated_at  BIGINT NOT NULL
+        );
         """
 }

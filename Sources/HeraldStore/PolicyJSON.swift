@@ -5,9 +5,9 @@ import HeraldCore
 ///
 /// Keys are sorted and dates are whole milliseconds since 1970 (as the store's INTEGER columns), so
 /// a value reads back equal to what was written once its dates are rounded to the millisecond.
-enum PolicyJSON {
+public enum PolicyJSON {
     /// The JSON text of `value`, validated by decoding it back: what is stored can always be read.
-    static func encode<Value: Codable>(_ value: Value, _ what: String) throws -> String {
+    public static func encode<Value: Codable>(_ value: Value, _ what: String) throws -> String {
         let data: Data
         do {
             data = try makeEncoder().encode(value)
@@ -19,7 +19,7 @@ enum PolicyJSON {
     }
 
     /// The value stored as `text`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from text: String, _ what: String) throws -> Value {
+    public static func decode<Value: Decodable>(_ type: Value.Type, from text: String, _ what: String) throws -> Value {
         do {
             return try makeDecoder().decode(type, from: Data(text.utf8))
         } catch {
@@ -28,7 +28,7 @@ enum PolicyJSON {
     }
 
     /// Whether `text` is a JSON object (for JSON the store keeps without reading it).
-    static func isObject(_ text: String) -> Bool {
+    public static func isObject(_ text: String) -> Bool {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return false }
         return value.objectValue != nil
     }

@@ -20,7 +20,7 @@ extension Fixture {
     }
 
     /// A second user with one device.
-    static func seedOtherUser(_ store: some HeraldStore) async throws {
+    static func seedOtherUser(_ store: some RegistryStore) async throws {
         try await store.createUser(
             User(userID: otherUserID, name: "Grace", createdAt: time()), tokenDigest: String(repeating: "cd", count: 32)
         )

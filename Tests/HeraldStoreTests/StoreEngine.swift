@@ -21,6 +21,8 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     static let complete: [StoreEngine] = [.sqliteMemory, .sqliteFile]
     /// The engines with the registry (`RegistryStore`).
     static let withRegistry: [StoreEngine] = complete + [.postgres]
+    /// The engines with the apps' resources (`AppResourceStore`).
+    static let withAppResources: [StoreEngine] = complete + [.postgres]
 
     var testDescription: String { rawValue }
 
@@ -37,6 +39,19 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     func makeRegistry() async throws -> any RegistryStore {
         let store = try await makeEmptyRegistry()
         try await Fixture.seed(store)
+        return store
+    }
+
+    /// `makeRegistry()` with the second user (`Fixture.seedOtherUser`), as an app resource store.
+    func makeAppResources() async throws -> any RegistryStore & AppResourceStore {
+        let store: any RegistryStore & AppResourceStore =
+            switch self {
+            case .postgres:
+                try await PostgresStore.connect(try await TestPostgres.newDatabase(), logger: TestPostgres.logger)
+            case .sqliteMemory, .sqliteFile: try makeEmpty()
+            }
+        try await Fixture.seed(store)
+        try await Fixture.seedOtherUser(store)
         return store
     }
 
