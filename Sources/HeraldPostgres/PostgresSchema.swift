@@ -14,6 +14,7 @@ enum PostgresSchema {
     static let migrations: [(name: String, sql: String)] = [
         ("pg1-registry", registry),
         ("pg2-app-resources", appResources),
+        ("pg3-user-state", userState),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -138,6 +139,36 @@ enum PostgresSchema {
             options     TEXT   NOT NULL,
             html        TEXT   NOT NULL CHECK (length(html) > 0),
             updated_at  BIGINT NOT NULL
+        );
+        """
+
+    static let userState = """
+        CREATE TABLE user_preferences (
+            user_id      TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES users (user_id),
+            preferences  TEXT NOT NULL
+        );
+        CREATE TABLE app_settings (
+            user_id    TEXT COLLATE "C" NOT NULL REFERENCES users (user_id),
+            bundle_id  TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            settings   TEXT NOT NULL,
+            PRIMARY KEY (user_id, bundle_id)
+        );
+        -- A user's Focus modes in the order they were added (ties between modes go to the first).
+        CREATE TABLE focus_modes (
+            user_id   TEXT COLLATE "C" NOT NULL REFERENCES users (user_id),
+            focus_id  TEXT COLLATE "C" NOT NULL CHECK (length(focus_id) > 0),
+            position  BIGINT NOT NULL,
+            mode      TEXT   NOT NULL,
+            PRIMARY KEY (user_id, focus_id),
+            UNIQUE (user_id, position)
+        );
+        CREATE TABLE summary_schedules (
+            user_id   TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES users (user_id),
+            schedule  TEXT NOT NULL
+        );
+        CREATE TABLE device_states (
+            device_id  TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES devices (device_id),
+            state      TEXT NOT NULL
         );
         """
 }

@@ -78,6 +78,26 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// Runs `body` in one read-only transaction that sees one snapshot of the database (REPEATABLE
+    /// READ): reads that must agree with each other, like a device's whole policy context.
+    func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                do {
+                    let value = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        } catch let error as PSQLError {
+            throw Self.mapped(error, ConstraintMessages())
+        }
+    }
+
     /// Runs `body` on one connection, outside a transaction (each statement its own).
     func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {

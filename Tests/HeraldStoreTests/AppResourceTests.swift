@@ -10,9 +10,9 @@ struct AppResourceTests {
         #"{"actions":[{"identifier":"reply","options":["foreground"],"title":"Reply"}],"hiddenPreviewsBodyPlaceholder":"%u new messages","identifier":"MESSAGE"}"#
     let invite = #"{"actions":[],"identifier":"INVITE"}"#
 
-    @Test(arguments: StoreEngine.withAppResources)
+    @Test(arguments: StoreEngine.all)
     func categoriesAreKeptPerAppAsGiven(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "MESSAGE", json: message)
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "INVITE", json: invite)
         try await store.upsertCategory(bundleID: Fixture.otherAppID, identifier: "MESSAGE", json: "{}")
@@ -40,9 +40,9 @@ struct AppResourceTests {
 
     @Test(
         "an app's icon: set, replaced, read back per app, removed; refused when empty or the app is unknown",
-        arguments: StoreEngine.withAppResources)
+        arguments: StoreEngine.all)
     func appIcons(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
         let first = AppIconRecord(
             bundleID: Fixture.appID, type: "image/png", data: Data([1, 2, 3]), updatedAt: Fixture.time(1))
@@ -74,9 +74,9 @@ struct AppResourceTests {
 
     @Test(
         "an app's content extension: set, replaced, read back per app, removed; refused when not JSON or empty",
-        arguments: StoreEngine.withAppResources)
+        arguments: StoreEngine.all)
     func contentExtensions(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
         let first = ContentExtensionRecord(
             bundleID: Fixture.appID, options: #"{"categories":["invite"]}"#, html: "<p>1</p>",
@@ -118,9 +118,9 @@ struct AppResourceTests {
         #expect(try await store.contentExtensions().isEmpty)
     }
 
-    @Test(arguments: StoreEngine.withAppResources)
+    @Test(arguments: StoreEngine.all)
     func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "{\"a\":")
@@ -143,9 +143,9 @@ struct AppResourceTests {
         #expect(try await store.categories(bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.withAppResources)
+    @Test(arguments: StoreEngine.all)
     func localizationFilesAreKeptByteForByte(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         // A UTF-16 .strings file (with its byte-order mark), as Xcode used to export them
         var utf16 = Data([0xFF, 0xFE])
         utf16.append(#""GREETING" = "Bonjour %@";"#.data(using: .utf16LittleEndian)!)
@@ -218,9 +218,9 @@ struct AppResourceTests {
         #expect(try await store.localizationFiles(bundleID: "com.example.none").isEmpty)
     }
 
-    @Test(arguments: StoreEngine.withAppResources)
+    @Test(arguments: StoreEngine.all)
     func aLocalizationFileNeedsANameALocaleAndAKnownApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeAppResources()
+        let store = try await engine.makeSharedPolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.putLocalizationFile(

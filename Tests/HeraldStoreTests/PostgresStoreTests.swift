@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPolicy
 import HeraldPostgres
 import HeraldStore
 import Logging
@@ -48,6 +49,27 @@ struct PostgresStoreTests {
         let counts = try await TestPostgres.query(url, "SELECT name, count(*) FROM herald_migrations GROUP BY name")
         #expect(!counts.isEmpty && counts.allSatisfy { $0.hasSuffix("|1") }, "\(counts)")
         for store in stores + [again] { store.close() }
+    }
+
+    @Test("two nodes adding Focus modes for one user at once: each lands, in turn, none refused")
+    func focusModesFromTwoNodes() async throws {
+        let url = try await TestPostgres.newDatabase()
+        let first = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        let second = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        try await Fixture.seed(first)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                let node = index.isMultiple(of: 2) ? first : second
+                var mode = Fixture.workFocus
+                mode.id = "mode-\(index)"
+                group.addTask { try await node.upsertFocusMode(mode, userID: Fixture.userID) }
+            }
+            try await group.waitForAll()
+        }
+        let modes = try await second.focusModes(userID: Fixture.userID)
+        #expect(Set(modes.map(\.id)) == Set((0..<20).map { "mode-\($0)" }))
+        first.close()
+        second.close()
     }
 
     @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Registry")
 struct RegistryTests {
-    @Test(arguments: StoreEngine.withRegistry)
+    @Test(arguments: StoreEngine.all)
     func registryRecordsReadBackAsCreated(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeRegistry()
+        let store = try await engine.makeShared()
         let scoped = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: [Fixture.appID], publicKeyPEM: "pem-1",
             createdAt: Fixture.time(1)
@@ -52,9 +52,9 @@ struct RegistryTests {
         #expect(snapshot.tokens[token.token] == token)
     }
 
-    @Test(arguments: StoreEngine.withRegistry)
+    @Test(arguments: StoreEngine.all)
     func creatingAnExistingRecordIsAConflict(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeRegistry()
+        let store = try await engine.makeShared()
         let key = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
         try await store.createKey(key)
@@ -102,9 +102,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.withRegistry)
+    @Test(arguments: StoreEngine.all)
     func referringToAMissingRecordIsNotFound(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeRegistry()
+        let store = try await engine.makeShared()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.createKey(
@@ -140,9 +140,9 @@ struct RegistryTests {
         #expect(try await store.deviceTokens(deviceID: nil).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.withRegistry)
+    @Test(arguments: StoreEngine.all)
     func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeRegistry()
+        let store = try await engine.makeShared()
         let first = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
         let otherApp = DeviceTokenRecord(
@@ -171,9 +171,9 @@ struct RegistryTests {
         #expect(tokens[otherDevice.token]?.unregisteredAt == nil)
     }
 
-    @Test(arguments: StoreEngine.withRegistry)
+    @Test(arguments: StoreEngine.all)
     func unregisteringATokenKeepsTheFirstTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeRegistry()
+        let store = try await engine.makeShared()
         let token = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)

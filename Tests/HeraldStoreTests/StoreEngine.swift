@@ -7,8 +7,11 @@ import Testing
 
 /// The store contract: every test that takes a `StoreEngine` runs against each engine here, through
 /// the store protocols only; tests of one engine's internals (SQL plans, migrations, files) take no
-/// engine. `complete` are the engines with every part of `HeraldStore`; PostgreSQL is being built
-/// part by part (issue 12), and a suite of a part it has runs against `withRegistry` (and so on).
+/// engine. `complete` are the engines with every part of `HeraldStore`, `all` every engine.
+/// The parts of `HeraldStore` every engine has so far (PostgreSQL is being built part by part, issue
+/// 12): their suites run on `StoreEngine.all`, the others on `StoreEngine.complete`.
+typealias SharedStore = RegistryStore & AppResourceStore & UserStateStore
+
 enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     /// SQLite in memory (one connection).
     case sqliteMemory = "SQLite in memory"
@@ -19,15 +22,13 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
 
     /// The engines with every part of `HeraldStore`.
     static let complete: [StoreEngine] = [.sqliteMemory, .sqliteFile]
-    /// The engines with the registry (`RegistryStore`).
-    static let withRegistry: [StoreEngine] = complete + [.postgres]
-    /// The engines with the apps' resources (`AppResourceStore`).
-    static let withAppResources: [StoreEngine] = complete + [.postgres]
+    /// Every engine, for the suites of the parts every engine has (`SharedStore`).
+    static let all: [StoreEngine] = complete + [.postgres]
 
     var testDescription: String { rawValue }
 
-    /// An empty registry of this engine, with the schema in place.
-    func makeEmptyRegistry() async throws -> any RegistryStore {
+    /// An empty store of the parts every engine has, with the schema in place.
+    func makeEmptyShared() async throws -> any SharedStore {
         switch self {
         case .postgres:
             try await PostgresStore.connect(try await TestPostgres.newDatabase(), logger: TestPostgres.logger)
@@ -35,22 +36,16 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// A registry with the fixture's team, two apps, a user and two devices (`Fixture.seed`).
-    func makeRegistry() async throws -> any RegistryStore {
-        let store = try await makeEmptyRegistry()
+    /// `makeEmptyShared()` with the fixture's team, two apps, a user and two devices (`Fixture.seed`).
+    func makeShared() async throws -> any SharedStore {
+        let store = try await makeEmptyShared()
         try await Fixture.seed(store)
         return store
     }
 
-    /// `makeRegistry()` with the second user (`Fixture.seedOtherUser`), as an app resource store.
-    func makeAppResources() async throws -> any RegistryStore & AppResourceStore {
-        let store: any RegistryStore & AppResourceStore =
-            switch self {
-            case .postgres:
-                try await PostgresStore.connect(try await TestPostgres.newDatabase(), logger: TestPostgres.logger)
-            case .sqliteMemory, .sqliteFile: try makeEmpty()
-            }
-        try await Fixture.seed(store)
+    /// `makeShared()` and a second user with one device (`Fixture.seedOtherUser`).
+    func makeSharedPolicyStore() async throws -> any SharedStore {
+        let store = try await makeShared()
         try await Fixture.seedOtherUser(store)
         return store
     }
@@ -59,7 +54,8 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     func makeEmpty() throws -> any HeraldStore {
         switch self {
         case .postgres:
-            preconditionFailure("The PostgreSQL store has the registry only so far: use a suite of `withRegistry`.")
+            preconditionFailure(
+                "The PostgreSQL store has some parts only so far: use `StoreEngine.all` with `makeShared()`.")
         case .sqliteMemory:
             return try SQLiteStore.inMemory()
         case .sqliteFile:

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("User-side state")
 struct UserStateTests {
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func appSettingsRoundTripPerUserAndApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.appSettings(userID: Fixture.userID).isEmpty)
 
         try await store.setAppSettings(Fixture.appSettings, userID: Fixture.userID, bundleID: Fixture.appID)
@@ -32,9 +32,9 @@ struct UserStateTests {
         #expect(try await store.appSettings(userID: Fixture.otherUserID)[Fixture.appID]?.authorizationStatus == .denied)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func preferencesRoundTripWithTheirTimeZoneAndLocale(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.preferences(userID: Fixture.userID) == nil)
         try await store.setPreferences(Fixture.preferences, userID: Fixture.userID)
         let read = try await store.preferences(userID: Fixture.userID)
@@ -45,9 +45,9 @@ struct UserStateTests {
         #expect(try await store.preferences(userID: Fixture.otherUserID) == nil)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func focusModesKeepTheOrderTheyWereAddedIn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await store.upsertFocusMode(Fixture.workFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.sleepFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.readingFocus, userID: Fixture.userID)
@@ -76,9 +76,9 @@ struct UserStateTests {
         #expect(modes.active(at: Fixture.time(10), in: Fixture.preferences.timeZone)?.mode.id == "sleep")
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aFocusModeDateIsKeptToTheMillisecond(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         var mode = Fixture.readingFocus
         mode.manual = .on(
             since: Date(timeIntervalSince1970: 1_750_000_000.123_4),
@@ -88,9 +88,9 @@ struct UserStateTests {
         #expect(read.first?.manual == .on(since: Fixture.time(), until: Date(timeIntervalSince1970: 1_750_000_100.001)))
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theSummaryScheduleRoundTrips(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.summarySchedule(userID: Fixture.userID) == nil)
         try await store.setSummarySchedule(Fixture.summary, userID: Fixture.userID)
         let read = try await store.summarySchedule(userID: Fixture.userID)
@@ -100,9 +100,9 @@ struct UserStateTests {
         #expect(try await store.summarySchedule(userID: Fixture.userID) == .off)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theDeviceStateRoundTripsPerDevice(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == nil)
         try await store.setDeviceState(Fixture.deviceState, deviceID: Fixture.deviceID)
         try await store.setDeviceState(DeviceState(), deviceID: Fixture.otherDeviceID)
@@ -115,9 +115,9 @@ struct UserStateTests {
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == unlocked)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func thePolicyContextHasTheUsersStateAndTheDevicesOwn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.policyContext(deviceID: "no-such-device") == nil)
         // Nothing set yet: the owner, and nothing else
         #expect(
@@ -154,9 +154,9 @@ struct UserStateTests {
                     deviceID: Fixture.strangerDeviceID, userID: Fixture.otherUserID, preferences: UserPreferences()))
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func stateForAnUnknownUserAppOrDeviceIsNotFound(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.setAppSettings(.authorized, userID: "nobody", bundleID: Fixture.appID)
@@ -188,9 +188,9 @@ struct UserStateTests {
         #expect(try await store.deleteFocusMode(id: "work", userID: "nobody") == false)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aFocusModeWithoutAnIDIsInvalid(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         let error = await #expect(throws: StoreError.self) {
             try await store.upsertFocusMode(FocusMode(id: "", name: "Nameless"), userID: Fixture.userID)
         }
