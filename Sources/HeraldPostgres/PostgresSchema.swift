@@ -15,6 +15,7 @@ enum PostgresSchema {
         ("pg1-registry", registry),
         ("pg2-app-resources", appResources),
         ("pg3-user-state", userState),
+        ("pg4-service-extensions", serviceExtensions),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -170,5 +171,38 @@ enum PostgresSchema {
             device_id  TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES devices (device_id),
             state      TEXT NOT NULL
         );
+        """
+
+    /// Apps' notification service extensions (a process or a webhook, and its limits) and the pushes
+    /// waiting for theirs (accepted — the provider has its 200 — and not yet in the device's list).
+    static let serviceExtensions = """
+        CREATE TABLE service_extensions (
+            bundle_id           TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),
+            kind                TEXT   NOT NULL CHECK (kind IN ('process', 'webhook')),
+            executable          TEXT,
+            arguments           TEXT[] NOT NULL DEFAULT '{}',
+            url                 TEXT,
+            timeout_ms          BIGINT NOT NULL CHECK (timeout_ms > 0),
+            memory_limit_bytes  BIGINT NOT NULL CHECK (memory_limit_bytes > 0),
+            processes           BIGINT NOT NULL CHECK (processes > 0),
+            created_at          BIGINT NOT NULL,
+            secret              TEXT,
+            CHECK ((kind = 'process') = (executable IS NOT NULL)),
+            CHECK ((kind = 'webhook') = (url IS NOT NULL))
+        );
+        CREATE TABLE extension_jobs (
+            id           TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            device_id    TEXT COLLATE "C" NOT NULL REFERENCES devices (device_id),
+            bundle_id    TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            token        TEXT   NOT NULL,
+            topic        TEXT   NOT NULL,
+            push_type    TEXT   NOT NULL,
+            priority     BIGINT NOT NULL,
+            expiration   BIGINT,
+            collapse_id  TEXT,
+            payload      TEXT   NOT NULL,
+            received_at  BIGINT NOT NULL
+        );
+        CREATE INDEX extension_jobs_received ON extension_jobs (received_at, id);
         """
 }

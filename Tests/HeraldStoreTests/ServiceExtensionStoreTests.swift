@@ -6,9 +6,9 @@ import Testing
 /// The store contract of apps' service extensions and the pushes waiting for them: one registration
 /// per app (a process or a webhook, replaced by the next), and jobs kept until removed, oldest first.
 @Suite struct ServiceExtensionStoreTests {
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func registrationsAreOnePerAppAndReplaced(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         #expect(try await store.serviceExtensions().isEmpty)
         let process = ServiceExtensionRecord(
             bundleID: Fixture.appID, runner: .process(executable: "/usr/bin/ext", arguments: ["-v", "a b"]),
@@ -35,9 +35,9 @@ import Testing
         #expect(try await store.serviceExtensions() == [other])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func jobsWaitUntilRemovedOldestFirst(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         func job(_ id: String, at seconds: Int64, payload: String = #"{"aps":{}}"#) -> ExtensionJobRecord {
             ExtensionJobRecord(
                 id: id, deviceID: Fixture.deviceID, bundleID: Fixture.appID, token: "ab12", topic: Fixture.appID,

@@ -10,7 +10,7 @@ import Testing
 /// engine. `complete` are the engines with every part of `HeraldStore`, `all` every engine.
 /// The parts of `HeraldStore` every engine has so far (PostgreSQL is being built part by part, issue
 /// 12): their suites run on `StoreEngine.all`, the others on `StoreEngine.complete`.
-typealias SharedStore = RegistryStore & AppResourceStore & UserStateStore
+typealias SharedStore = RegistryStore & AppResourceStore & UserStateStore & ServiceExtensionStore
 
 enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     /// SQLite in memory (one connection).

@@ -1,0 +1,124 @@
+import Foundation
+import HeraldStore
+import PostgresNIO
+
+// Apps' notification service extensions and the pushes waiting for them, as SQLiteStore keeps them.
+
+extension PostgresStore: ServiceExtensionStore {
+    public func setServiceExtension(_ record: ServiceExtensionRecord) async throws {
+        let (kind, executable, arguments, url, secret): (String, String?, [String], String?, String?) =
+            switch record.runner {
+            case .process(let executable, let arguments): ("process", executable, arguments, nil, nil)
+            case .webhook(let url, let secret): ("webhook", nil, [], url, secret)
+            }
+        try await write(ConstraintMessages(notFound: "The app does not exist.")) { connection in
+            guard
+                try await Self.exists(
+                    connection, "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID)", logger: logger)
+            else { throw StoreError(.notFound, "The app does not exist.") }
+            try await connection.query(
+                """
+                INSERT INTO service_extensions (bundle_id, kind, executable, arguments, url, timeout_ms,
+                    memory_limit_bytes, processes, created_at, secret)
+                VALUES (\(record.bundleID), \(kind), \(executable), \(arguments), \(url), \(record.timeoutMilliseconds),
+                    \(record.memoryLimitBytes), \(record.processes), \(record.createdAt.storedMilliseconds), \(secret))
+                ON CONFLICT (bundle_id) DO UPDATE SET
+                    kind = excluded.kind, executable = excluded.executable, arguments = excluded.arguments,
+                    url = excluded.url, timeout_ms = excluded.timeout_ms,
+                    memory_limit_bytes = excluded.memory_limit_bytes, processes = excluded.processes,
+                    created_at = excluded.created_at, secret = excluded.secret
+                """, logger: logger)
+        }
+    }
+
+    public func serviceExtensions() async throws -> [ServiceExtensionRecord] {
+        try await read { connection in
+            var records: [ServiceExtensionRecord] = []
+            let rows = try await connection.query(
+                """
+                SELECT bundle_id, executable, arguments, url, timeout_ms, memory_limit_bytes, processes,
+                    created_at, secret
+                FROM service_extensions ORDER BY bundle_id
+                """, logger: logger)
+            for try await (bundleID, executable, arguments, url, timeout, memory, processes, createdAt, secret)
+                in rows.decode((String, String?, [String], String?, Int, Int, Int, Int64, String?).self)
+            {
+                let runner: ServiceExtensionRecord.Runner =
+                    if let executable { .process(executable: executable, arguments: arguments) } else {
+                        .webhook(url: url ?? "", secret: secret ?? "")
+                    }
+                records.append(
+                    ServiceExtensionRecord(
+                        bundleID: bundleID, runner: runner, timeoutMilliseconds: timeout, memoryLimitBytes: memory,
+                        processes: processes, createdAt: Date(storedMilliseconds: createdAt)))
+            }
+            return records
+        }
+    }
+
+    public func removeServiceExtension(bundleID: String) async throws -> Bool {
+        try await write { connection in
+            try await Self.deletes(
+                connection, "DELETE FROM service_extensions WHERE bundle_id = \(bundleID)", logger: logger)
+        }
+    }
+
+    public func addExtensionJob(_ job: ExtensionJobRecord) async throws {
+        try await updateExtensionJobs(adding: [job], removing: [])
+    }
+
+    public func updateExtensionJobs(adding: [ExtensionJobRecord], removing: [String]) async throws {
+        guard !adding.isEmpty || !removing.isEmpty else { return }
+        try await write(ConstraintMessages(notFound: "The device or the app does not exist.")) { connection in
+            if !removing.isEmpty {
+                try await connection.query("DELETE FROM extension_jobs WHERE id = ANY(\(removing))", logger: logger)
+            }
+            for job in adding {
+                try await connection.query(
+                    """
+                    INSERT INTO extension_jobs (id, device_id, bundle_id, token, topic, push_type, priority,
+                        expiration, collapse_id, payload, received_at)
+                    VALUES (\(job.id), \(job.deviceID), \(job.bundleID), \(job.token), \(job.topic), \(job.pushType),
+                        \(job.priority), \(job.expiration), \(job.collapseID), \(job.payload),
+                        \(job.receivedAt.storedMilliseconds))
+                    ON CONFLICT (id) DO UPDATE SET
+                        device_id = excluded.device_id, bundle_id = excluded.bundle_id, token = excluded.token,
+                        topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
+                        expiration = excluded.expiration, collapse_id = excluded.collapse_id,
+                        payload = excluded.payload, received_at = excluded.received_at
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord] {
+        try await read { connection in
+            var jobs: [ExtensionJobRecord] = []
+            let rows = try await connection.query(
+                """
+                SELECT id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id,
+                    payload, received_at
+                FROM extension_jobs ORDER BY received_at, id LIMIT \(limit)
+                """, logger: logger)
+            for try await row in rows {
+                let (
+                    id, deviceID, bundleID, token, topic, pushType, priority, expiration, collapseID, payload, received
+                ) =
+                    try row.decode(
+                        (String, String, String, String, String, String, Int, Int64?, String?, String, Int64).self)
+                jobs.append(
+                    ExtensionJobRecord(
+                        id: id, deviceID: deviceID, bundleID: bundleID, token: token, topic: topic, pushType: pushType,
+                        priority: priority, expiration: expiration, collapseID: collapseID, payload: payload,
+                        receivedAt: Date(storedMilliseconds: received)))
+            }
+            return jobs
+        }
+    }
+
+    public func removeExtensionJob(id: String) async throws {
+        try await write { connection in
+            try await connection.query("DELETE FROM extension_jobs WHERE id = \(id)", logger: logger)
+        }
+    }
+}
