@@ -16,6 +16,7 @@ enum PostgresSchema {
         ("pg2-app-resources", appResources),
         ("pg3-user-state", userState),
         ("pg4-service-extensions", serviceExtensions),
+        ("pg5-notifications", notifications),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -204,5 +205,77 @@ enum PostgresSchema {
             received_at  BIGINT NOT NULL
         );
         CREATE INDEX extension_jobs_received ON extension_jobs (received_at, id);
+        """
+
+    /// The devices' notification lists and the one sequence of their changes (see
+    /// `PostgresStore+Notifications.swift`): `herald_sequence` has one row, the latest seq, locked by
+    /// each transaction that changes a list until it commits. `row_id` is the order of first inserts
+    /// (SQLite's rowid), which a Scheduled Summary release's horizon compares with.
+    static let notifications = """
+        CREATE TABLE herald_sequence (
+            one    BOOLEAN NOT NULL PRIMARY KEY DEFAULT TRUE CHECK (one),
+            value  BIGINT  NOT NULL CHECK (value >= 0)
+        );
+        INSERT INTO herald_sequence (one, value) VALUES (TRUE, 0);
+        CREATE TABLE notifications (
+            row_id        BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+            seq           BIGINT NOT NULL UNIQUE CHECK (seq > 0),
+            id            TEXT COLLATE "C" NOT NULL CHECK (length(id) > 0),
+            device_id     TEXT COLLATE "C" NOT NULL REFERENCES devices (device_id),
+            bundle_id     TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            topic         TEXT   NOT NULL,
+            push_type     TEXT   NOT NULL CHECK (length(push_type) > 0),
+            priority      BIGINT NOT NULL CHECK (priority IN (1, 5, 10)),
+            collapse_id   TEXT COLLATE "C",
+            expiration    BIGINT CHECK (expiration >= 0),
+            payload       TEXT   NOT NULL,
+            received_at   BIGINT NOT NULL,
+            delivered_at  BIGINT,
+            read_at       BIGINT,
+            dismissed_at  BIGINT,
+            removed_at    BIGINT,
+            disposition   TEXT CHECK (disposition IS NULL OR length(disposition) > 0),
+            decision      TEXT CHECK ((decision IS NULL) = (disposition IS NULL)),
+            released_at   BIGINT,
+            decided_seq   BIGINT,
+            thread_key    TEXT COLLATE "C",
+            attachments   TEXT,
+            UNIQUE (device_id, id)
+        );
+        -- The change feed and the list of a device, in seq order.
+        CREATE INDEX notifications_device_seq ON notifications (device_id, seq);
+        -- A device has at most one live notification per app and collapse id.
+        CREATE UNIQUE INDEX notifications_live_collapse ON notifications (device_id, bundle_id, collapse_id)
+            WHERE removed_at IS NULL AND collapse_id IS NOT NULL;
+        -- What waits for a Focus or the summary, per device, oldest first.
+        CREATE INDEX notifications_held ON notifications (device_id, received_at)
+            WHERE removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary');
+        CREATE INDEX notifications_thread ON notifications (device_id, bundle_id, thread_key)
+            WHERE removed_at IS NULL;
+        CREATE INDEX notifications_with_attachments ON notifications (device_id) WHERE attachments IS NOT NULL;
+        -- App badges per device: the badge of the latest push of each app whose decision applied it.
+        CREATE TABLE device_app_badges (
+            device_id        TEXT COLLATE "C" NOT NULL REFERENCES devices (device_id),
+            bundle_id        TEXT COLLATE "C" NOT NULL REFERENCES apps (bundle_id),
+            badge            BIGINT NOT NULL CHECK (badge >= 0),
+            notification_id  TEXT COLLATE "C" NOT NULL,
+            seq              BIGINT NOT NULL,
+            PRIMARY KEY (device_id, bundle_id)
+        );
+        -- Scheduled Summary releases (SQLite's v5): one row per device and summary time.
+        CREATE TABLE summary_releases (
+            device_id       TEXT COLLATE "C" NOT NULL REFERENCES devices (device_id),
+            slot_ms         BIGINT NOT NULL,
+            user_id         TEXT COLLATE "C" NOT NULL REFERENCES users (user_id),
+            seq             BIGINT NOT NULL UNIQUE CHECK (seq > 0),
+            released_at     BIGINT NOT NULL,
+            horizon_row_id  BIGINT NOT NULL,
+            horizon_seq     BIGINT NOT NULL,
+            -- The apps in digest order: [{"bundle_id", "ids": [...]}].
+            digest          TEXT   NOT NULL,
+            featured        TEXT[] NOT NULL,
+            PRIMARY KEY (device_id, slot_ms)
+        );
+        CREATE INDEX summary_releases_device_seq ON summary_releases (device_id, seq);
         """
 }

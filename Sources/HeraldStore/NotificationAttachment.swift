@@ -58,7 +58,7 @@ public struct NotificationAttachment: Codable, Hashable, Sendable {
     }
 
     /// The column's text: nil for none.
-    static func json(_ attachments: [NotificationAttachment]) -> String? {
+    public static func json(_ attachments: [NotificationAttachment]) -> String? {
         guard !attachments.isEmpty, let data = try? JSONEncoder().encode(attachments) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -170,3 +170,13 @@ enum NotificationRow {
         return try withExtendedLifetime(cursor) { try cursor.next().map(decode) }
     }
 }
+
+extension StoredNotification {
+    /// The thread a store keeps the notification in: the payload's `aps.thread-id` when it is a
+    /// non-empty string, else nil (the app's notifications without a thread).
+    public var storedThreadKey: String? { NotificationRow.threadKey(self) }
+
+    /// The notification as a store returns it once stored with `seq`: dates rounded to the
+    /// millisecond, read/dismissed/removed cleared.
+    public func stored(seq: Int64) -> StoredNotification { NotificationRow.stored(self, seq: seq) }
+}

@@ -27,7 +27,9 @@ struct AppBadgeTests {
         )
     }
 
-    static func badges(_ store: any HeraldStore, device: String = Fixture.deviceID) async throws -> [String: Int] {
+    static func badges(_ store: any NotificationListStore, device: String = Fixture.deviceID) async throws -> [String:
+        Int]
+    {
         Dictionary(uniqueKeysWithValues: try await store.appBadges(deviceID: device).map { ($0.bundleID, $0.badge) })
     }
 
@@ -47,9 +49,9 @@ struct AppBadgeTests {
         #expect(samples.map(AppBadgeRule.appliedBadge) == [3, 0, nil, nil, 7, 1, nil, nil])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3"), Self.push("b", badge: "5", app: Fixture.otherAppID)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3, Fixture.otherAppID: 5])
         // A push without a badge leaves it; a later one in the same batch wins.
@@ -63,9 +65,9 @@ struct AppBadgeTests {
         #expect(try await store.appBadges(deviceID: Fixture.otherDeviceID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aBadgeTheDecisionDoesNotApplyIsIgnored(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("a", badge: "2")])
         var undecided = Fixture.notification("u", payload: #"{"aps":{"badge":9}}"#)
         undecided.decision = nil
@@ -78,9 +80,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theBadgeIsReadAsThePayloadParserReadsIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("a", badge: #""12""#)])
         #expect(try await Self.badges(store)[Fixture.appID] == 12)
         _ = try await store.insert([Self.push("b", badge: "4.7")])
@@ -89,9 +91,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store)[Fixture.appID] == 1)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func readingDismissingAndRemovingLeaveTheBadge(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("a", badge: "4")])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(2))
@@ -99,9 +101,9 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 4])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aReleasedHeldNotificationAppliesItsBadgeWhenReleased(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("held", badge: "6", .heldForFocus, applies: false, at: 0)])
         _ = try await store.insert([Self.push("later", badge: "2", at: 1)])
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
@@ -121,17 +123,17 @@ struct AppBadgeTests {
         #expect(try await Self.badges(store) == [Fixture.appID: 1])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aProvidersRetryAppliesItsBadgeAgain(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3", at: 0), Self.push("b", badge: "5", at: 1)])
         _ = try await store.insert([Self.push("a", badge: "3", at: 2)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aPayloadSQLiteCannotReadDoesNotFailTheWrite(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         var odd = Self.push("odd", badge: "1")
         odd.payload = "not json"
         _ = try await store.insert([odd, Self.push("ok", badge: "2")])

@@ -39,9 +39,9 @@ struct DecisionTests {
         #expect(read?.decision == changes[0].decision && read?.disposition == .heldForSummary)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aRetriedNotificationTakesTheNewDecision(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
         let retried = try await store.insert([Fixture.decided("n", .alerted)])
         #expect(retried.first?.disposition == .alerted)
@@ -65,9 +65,9 @@ struct DecisionTests {
         #expect(columns == [["a", "alerted"], ["b", nil]])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func updatingTheDecisionTakesANewSeqTheStreamShows(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([
             Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted),
         ])
@@ -106,9 +106,9 @@ struct DecisionTests {
         #expect(held?.seq == 5 && held?.releasedAt == nil && held?.disposition == .heldForSummary)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([Fixture.decided("n", .alerted)])
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         let decision = Fixture.decision(.listedSilently)
@@ -124,9 +124,9 @@ struct DecisionTests {
         #expect(try await store.latestCursor() == 2)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         // Given held, delivered and removed notifications on three devices, arriving out of order
         _ = try await store.insert([
             Fixture.decided("summary-late", .heldForSummary, receivedAt: Fixture.time(30)),

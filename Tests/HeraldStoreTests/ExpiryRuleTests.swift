@@ -24,9 +24,9 @@ struct ExpiryRuleTests {
 
     @Test(
         "the store lists exactly the rows StoredNotification.isDeliverable keeps, at every boundary",
-        arguments: StoreEngine.complete)
+        arguments: StoreEngine.all)
     func theSQLFilterAgreesWithTheRule(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         var rows: [StoredNotification] = []
         for (index, expiration) in ([nil, 0, 99, 100, 101] as [Int64?]).enumerated() {
             for delivered in [false, true] {

@@ -7,9 +7,9 @@ import Testing
 struct NotificationListTests {
     let now = Fixture.time(100)
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func insertStoresABatchWithIncreasingSeqs(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let changes = try await store.insert([
             Fixture.notification("a"), Fixture.notification("b"),
             Fixture.notification("c", device: Fixture.otherDeviceID),
@@ -24,9 +24,9 @@ struct NotificationListTests {
         #expect(try await store.insert([]).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aCollapseIDReplacesTheLiveNotificationOfTheSameApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         // Given a live notification with collapse id "score", and one of another app and of another device
         try await store.insert([
             Fixture.notification("old", collapseID: "score", receivedAt: Fixture.time(1)),
@@ -58,9 +58,9 @@ struct NotificationListTests {
         #expect(feed == changes)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aCollapseIDReplacesWithinOneBatch(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let changes = try await store.insert([
             Fixture.notification("first", collapseID: "c", receivedAt: Fixture.time(1)),
             Fixture.notification("second", collapseID: "c", receivedAt: Fixture.time(2)),
@@ -72,9 +72,9 @@ struct NotificationListTests {
             try await store.changes(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now) == Array(changes[1...]))
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([
             Fixture.notification("old-x", collapseID: "x", receivedAt: Fixture.time(1)),
             Fixture.notification("old-y", collapseID: "y", receivedAt: Fixture.time(1)),
@@ -90,9 +90,9 @@ struct NotificationListTests {
         #expect(try await store.changes(deviceID: Fixture.deviceID, after: 2, limit: 10, now: now) == changes)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         // 70 rows: more than one multi-row statement; an id twice; a collapse id that replaces within the batch
         var batch = (0..<70).map { Fixture.notification("n\($0)", receivedAt: Fixture.time(1)) }
         batch[5] = Fixture.notification("n5", collapseID: "c", receivedAt: Fixture.time(1))
@@ -111,9 +111,9 @@ struct NotificationListTests {
         #expect(feed.allSatisfy { row in changes.last { $0.id == row.id } == row })
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aNotificationWithAKnownIDReplacesTheEntry(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(2))
@@ -135,9 +135,9 @@ struct NotificationListTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == revived[0])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func readDismissAndRemoveEachTakeANewSeqOnce(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([Fixture.notification("n"), Fixture.notification("m")])
 
         let read = try #require(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1)))
@@ -156,9 +156,9 @@ struct NotificationListTests {
         #expect(try await store.markRead(deviceID: Fixture.otherDeviceID, id: "m", at: Fixture.time()) == nil)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aTombstoneKeepsItsRemovalTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([Fixture.notification("n")])
         let removed = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(10))
 
@@ -171,9 +171,9 @@ struct NotificationListTests {
         #expect(try await store.notifications(deviceID: Fixture.deviceID, after: 0, limit: 10, now: now).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c")])
         let cursor = try await store.latestCursor()
 
@@ -198,9 +198,9 @@ struct NotificationListTests {
                 == ["b", "a"])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func expiredUndeliveredNotificationsAreLeftOut(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let nowSeconds = Int64(now.timeIntervalSince1970)  // the whole second before `now`
         try await store.insert([
             Fixture.notification("no-expiration"),
@@ -224,9 +224,9 @@ struct NotificationListTests {
         #expect(listed.allSatisfy { $0.isDeliverable(now: earlier) })
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theLimitAppliesAfterFiltering(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let past = Int64(now.timeIntervalSince1970) - 60
         try await store.insert([
             Fixture.notification("1"), Fixture.notification("2", expiration: past),
@@ -254,9 +254,9 @@ struct NotificationListTests {
         #expect(error?.kind == .invalid)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
         try await store.insert([
             Fixture.notification("seen", expiration: expiration),
@@ -280,9 +280,9 @@ struct NotificationListTests {
         #expect(try await store.latestCursor() == 4)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aBatchWithAnUnknownDeviceStoresNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let error = await #expect(throws: StoreError.self) {
             try await store.insert([
                 Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device"),

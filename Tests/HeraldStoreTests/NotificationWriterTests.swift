@@ -56,9 +56,9 @@ struct NotificationWriterTests {
         #expect(listed.count == count / 2)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func onCommitSeesABatchBeforeItsWritersResume(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store) { sink.yield($0) }
@@ -73,9 +73,9 @@ struct NotificationWriterTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "n") == stored)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         try await store.insert([Fixture.notification("old", collapseID: "c")])
         let commits = CommitLog()
         let sink = commits.sink
@@ -124,9 +124,9 @@ struct NotificationWriterTests {
         #expect(await commits.batches() == [[stored]])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aStoreErrorReachesTheWriter(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let writer = NotificationWriter(store: store) { _ in }
         let running = Task { try await writer.run() }
         defer { running.cancel() }
@@ -137,9 +137,9 @@ struct NotificationWriterTests {
         #expect(try await writer.write(Fixture.notification("fine")).seq == 1)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let commits = CommitLog()
         let sink = commits.sink
         // The first batch's fan-out holds the delivery queue until the test lets it go
@@ -170,7 +170,7 @@ struct NotificationWriterTests {
     }
 
     /// Waits (at most 60 s: a guard against a hang on a loaded machine, not a delay) until `id` is in the store.
-    private static func waitUntilStored(_ id: String, in store: any HeraldStore) async throws {
+    private static func waitUntilStored(_ id: String, in store: any NotificationListStore) async throws {
         for _ in 0..<6000 {
             if try await store.notification(deviceID: Fixture.deviceID, id: id) != nil { return }
             try await Task.sleep(for: .milliseconds(10))
@@ -180,9 +180,9 @@ struct NotificationWriterTests {
 
     @Test(
         "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes",
-        arguments: StoreEngine.complete)
+        arguments: StoreEngine.all)
     func orderlyShutdown(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
+        let store = try await engine.makeShared()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store, maxBatch: 8) { sink.yield($0) }

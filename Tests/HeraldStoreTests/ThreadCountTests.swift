@@ -18,9 +18,9 @@ struct ThreadCountTests {
         Fixture.notification(id, device: device, app: app, payload: payload(thread: thread))
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aThreadCountsTheLiveNotificationsOfOneAppThreadAndDevice(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         _ = try await store.insert([
             Self.inThread("a1", "chat-1"), Self.inThread("a2", "chat-1"), Self.inThread("a3", "chat-1"),
             Self.inThread("b1", "chat-2"),
@@ -44,9 +44,9 @@ struct ThreadCountTests {
         #expect(try await store.threadCount(deviceID: Fixture.deviceID, bundleID: Fixture.appID, threadID: "none") == 0)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func removedAndUndeliveredNotificationsLeaveTheThread(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         var denied = Self.inThread("x", "chat")
         denied.decision = Fixture.decision(.notDelivered)
         var held = Self.inThread("h", "chat")
