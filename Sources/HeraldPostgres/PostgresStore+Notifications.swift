@@ -65,9 +65,10 @@ extension PostgresStore: NotificationListStore, DecisionStore {
 
     public func latestCursor() async throws -> Int64 {
         try await read { connection in
-            for try await value in try await connection.query("SELECT value FROM herald_sequence", logger: logger)
-                .decode(Int64.self)
-            {
+            for try await value in try await connection.query(
+                "SELECT value FROM herald_sequence FOR UPDATE", logger: logger
+            )
+            .decode(Int64.self) {
                 return value
             }
             return 0

@@ -72,6 +72,61 @@ struct PostgresStoreTests {
         second.close()
     }
 
+    @Test("two nodes writing at once: a reader following the change feed by cursor misses no row")
+    func cursorMissesNothingAcrossNodes() async throws {
+        let url = try await TestPostgres.newDatabase()
+        let first = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        let second = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        try await Fixture.seed(first)
+        let reader = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        let writers = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<8 {
+                    let node = task.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        for batch in 0..<15 {
+                            try await _ = node.insert(
+                                (0..<4).map { Fixture.notification("n-\(task)-\(batch)-\($0)") })
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // The reader follows the feed while they write, as a live session does: from its cursor on.
+        var seen = Set<String>()
+        var cursor: Int64 = 0
+        func follow() async throws {
+            let changes = try await reader.changes(
+                deviceID: Fixture.deviceID, after: cursor, limit: 10_000, now: Fixture.time())
+            for change in changes { seen.insert(change.id) }
+            cursor = changes.last?.seq ?? cursor
+        }
+        while !writers.isCancelled, await !Self.isDone(writers) { try await follow() }
+        try await writers.value
+        try await follow()
+        #expect(seen.count == 8 * 15 * 4)
+        #expect(cursor == (try await reader.latestCursor()))
+        for store in [first, second, reader] { store.close() }
+    }
+
+    private static func isDone(_ task: Task<Void, any Error>) async -> Bool {
+        // Done when its value is ready without waiting: a short race against a sleep.
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = try? await task.value
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(2))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")
     func noServer() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgres-\(UUID())").path
