@@ -17,6 +17,7 @@ enum PostgresSchema {
         ("pg3-user-state", userState),
         ("pg4-service-extensions", serviceExtensions),
         ("pg5-notifications", notifications),
+        ("pg6-summary-deliveries", summaryDeliveries),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -277,5 +278,16 @@ enum PostgresSchema {
             PRIMARY KEY (device_id, slot_ms)
         );
         CREATE INDEX summary_releases_device_seq ON summary_releases (device_id, seq);
+        """
+
+    /// One row per Scheduled Summary delivered: a user's summary time (slot) is delivered once.
+    static let summaryDeliveries = """
+        CREATE TABLE summary_deliveries (
+            user_id       TEXT COLLATE "C" NOT NULL REFERENCES users (user_id),
+            slot_ms       BIGINT NOT NULL,
+            delivered_at  BIGINT NOT NULL,
+            digest        TEXT   NOT NULL,
+            PRIMARY KEY (user_id, slot_ms)
+        );
         """
 }

@@ -25,7 +25,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     /// The first summary release of the row's device that covers `n` (see SQLite's `SummaryOverlay`):
     /// `n` held for the summary, arrived by the summary time, inserted and last decided by the horizon.
     static let coveringRelease = """
-        SELECT c.slot_ms, c.released_at, c.featured FROM summary_releases c
+        SELECT c.slot_ms, c.released_at, c.featured, c.seq FROM summary_releases c
         WHERE n.disposition = 'heldForSummary' AND c.device_id = n.device_id AND c.slot_ms >= n.received_at
             AND c.horizon_row_id >= n.row_id AND c.horizon_seq >= COALESCE(n.decided_seq, 0)
             AND (n.removed_at IS NULL OR n.removed_at >= c.released_at)

@@ -11,7 +11,7 @@ import Testing
 /// The parts of `HeraldStore` every engine has so far (PostgreSQL is being built part by part, issue
 /// 12): their suites run on `StoreEngine.all`, the others on `StoreEngine.complete`.
 typealias SharedStore = RegistryStore & AppResourceStore & UserStateStore & ServiceExtensionStore
-    & NotificationListStore & DecisionStore
+    & NotificationListStore & DecisionStore & SummaryStore
 
 enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     /// SQLite in memory (one connection).

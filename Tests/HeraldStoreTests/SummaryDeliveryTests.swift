@@ -13,7 +13,7 @@ struct SummaryDeliveryTests {
     let digest = #"{"apps":[],"deliveredAt":0}"#
 
     /// Held notifications on both devices of the user, and some that the summary must not touch.
-    private func seedHeld(_ store: any HeraldStore) async throws {
+    private func seedHeld(_ store: any SharedStore) async throws {
         _ = try await store.insert([
             Fixture.decided("a", .heldForSummary, receivedAt: Fixture.time(1)),
             Fixture.decided("b", .heldForSummary, device: Fixture.otherDeviceID, receivedAt: Fixture.time(2)),
@@ -26,7 +26,7 @@ struct SummaryDeliveryTests {
     }
 
     /// The user's summary for `slot` as the summary service makes it: every candidate, `a` featured.
-    private func summary(_ store: any HeraldStore, slot: Date? = nil) async throws -> SummaryRelease {
+    private func summary(_ store: any SharedStore, slot: Date? = nil) async throws -> SummaryRelease {
         let slot = slot ?? self.slot
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         let devices = Dictionary(grouping: candidates.held, by: \.deviceID).keys.sorted().map { device in
@@ -72,9 +72,9 @@ struct SummaryDeliveryTests {
         #expect(kept?["digest"] == digest)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theCandidatesAreWhatIsHeldForTheSummaryByItsTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         #expect(Set(candidates.held.map(\.id)) == ["a", "b"] && candidates.held.count == 2)
@@ -127,9 +127,9 @@ struct SummaryDeliveryTests {
         #expect(plan.contains { $0.contains("SEARCH n USING INDEX notifications_summary_candidates") }, "plan: \(plan)")
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let before = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
@@ -195,10 +195,10 @@ struct SummaryDeliveryTests {
                 .isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision(_ engine: StoreEngine) async throws
     {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         _ = try await store.releaseSummaries([try await summary(store)], at: now)
 
@@ -219,9 +219,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.summaryCandidates([(Fixture.userID, slot)]).held.map(\.id) == ["a"])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aNotificationCommittedAfterTheReadWaitsForTheNextSummary(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
 
@@ -239,9 +239,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.notification(deviceID: Fixture.deviceID, id: "a")?.releasedAt == now)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aSecondReleaseOfTheSameSlotChangesNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
@@ -290,9 +290,9 @@ struct SummaryDeliveryTests {
         try await reopened.close()
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aFailedReleaseRecordsNoDelivery(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let release = try await summary(store)
@@ -318,9 +318,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func manySummariesAreReleasedInOneTransaction(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         try await seedHeld(store)
         _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
@@ -349,9 +349,9 @@ struct SummaryDeliveryTests {
         #expect(try await store.releaseSummaries([], at: now).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func usersWithSummaryListsTheSummariesThatAreOn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makePolicyStore()
+        let store = try await engine.makeSharedPolicyStore()
         #expect(try await store.usersWithSummary().isEmpty)
         try await store.createUser(
             User(userID: "user-3", name: "Edsger", createdAt: Fixture.time()),

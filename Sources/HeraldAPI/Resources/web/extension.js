@@ -194,10 +194,10 @@ export function contentExtensions(deps) {
     frame.src = extension.frame_url;
 
     const head = element("header", "expanded-head");
-    const close_ = element("button", "quiet expanded-close", "Close");
-    close_.type = "button";
-    close_.addEventListener("click", close);
-    head.append(appIcon(n.bundle_id), element("h2", "expanded-title", appName(n.bundle_id)), close_);
+    const closeButton = element("button", "quiet expanded-close", "Close");
+    closeButton.type = "button";
+    closeButton.addEventListener("click", close);
+    head.append(appIcon(n.bundle_id), element("h2", "expanded-title", appName(n.bundle_id)), closeButton);
     dialog.setAttribute("aria-label", appName(n.bundle_id));
 
     const box = element("div", "extension-box");
@@ -236,7 +236,7 @@ export function contentExtensions(deps) {
     dialog.dataset.id = n.id;
     delete dialog.dataset.lastAnswer;
     dialog.showModal();
-    close_.focus();
+    closeButton.focus();
   }
 
   function close() {
