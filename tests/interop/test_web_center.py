@@ -1030,3 +1030,34 @@ def test_a_communication_notification_shows_its_avatar_and_sender_with_its_image
         banner.click()
     shot(browser, "communication")
     assert console_errors(browser) == []
+
+
+def test_signing_in_with_a_token_and_out_and_a_wrong_token_is_told(herald, browser):
+    """Without the link: the sign-in form opens the device with a user token and a device id; Sign out
+    forgets them; a token that is not the device owner's is refused in the API's words."""
+    device = herald.new_device()
+    browser.get("about:blank")
+    browser.get(f"{herald.api_url}/app/")
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{herald.api_url}/app/")
+    wait(browser, ec.visibility_of_element_located((By.ID, "sign-in")))
+    browser.find_element(By.ID, "sign-in-token").send_keys(device.user_token)
+    browser.find_element(By.ID, "sign-in-device").send_keys(device.device_id)
+    browser.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    assert browser.find_element(By.ID, "device-name").text == device.device_id
+    wait(browser, lambda d: d.find_element(By.ID, "status-connection").get_attribute("data-live") == "true")
+
+    browser.find_element(By.ID, "sign-out").click()
+    wait(browser, ec.visibility_of_element_located((By.ID, "sign-in")))
+    assert browser.execute_script("return sessionStorage.getItem('herald.token')") is None
+
+    # Another user's token for this device: the device is not theirs, and the page says so.
+    other = herald.new_device()
+    browser.find_element(By.ID, "sign-in-token").send_keys(other.user_token)
+    browser.find_element(By.ID, "sign-in-device").send_keys(device.device_id)
+    browser.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
+    wait(browser, lambda d: d.find_element(By.ID, "sign-in-error").text.startswith("Could not open the device:"))
+    assert not browser.find_element(By.ID, "device").is_displayed()
+    errors = [e for e in console_errors(browser) if device.device_id not in e]  # the refused reads' 404s
+    assert errors == []
