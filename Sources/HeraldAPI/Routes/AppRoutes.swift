@@ -46,12 +46,13 @@ struct AppRoutes: Sendable {
         let identifier = body.identifier
         // The attachments it names must be ones the app uploaded on this device; the content keeps them
         // as the store has them (the delivered notification shows them).
+        var shown: [String] = []
         if let made = body.made, !made.attachments.isEmpty {
             let attachments = try await AttachmentRoutes.resolve(
                 made.attachments, bundleID: app.bundleID, deviceID: app.deviceID, store: store)
             body.contentText = String(
                 decoding: try JSONBody.encode(LocalContentJSON.resolved(made, attachments)), as: UTF8.self)
-            try await store.linkAttachments(ids: attachments.map(\.id), at: dependencies.now())
+            shown = attachments.map(\.id)
         }
         let added: LocalNotificationService.Added
         do {
@@ -67,6 +68,10 @@ struct AppRoutes: Sendable {
                     "Notifications are not allowed for this app (authorization status `\(PolicyNames.name(status, in: PolicyNames.authorization))`): nothing was added."
             )
         }
+        // Linked once the request (or its notification) shows them, not before: the sweeper frees a
+        // linked attachment nothing shows, and one linked first could be freed before the request was
+        // stored. Unlinked, an attachment is kept while something shows it, else for an hour.
+        if !shown.isEmpty { try await store.linkAttachments(ids: shown, at: dependencies.now()) }
         switch added {
         case .delivered(let changes):
             let row = changes.last { !$0.isRemoved }

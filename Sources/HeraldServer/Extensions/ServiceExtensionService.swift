@@ -261,7 +261,6 @@ public final class ServiceExtensionService: Service, Sendable {
                                 id: record.id, identifier: record.identifier, type: record.type, size: record.size,
                                 thumbnailHidden: file.thumbnailHidden))
                     }
-                    try await store.linkAttachments(ids: attachments.map(\.id), at: now())
                 } catch {
                     // The content is shown without them; the decision says why. Files kept before
                     // the failure are unlinked: the sweeper frees them.
@@ -306,6 +305,18 @@ public final class ServiceExtensionService: Service, Sendable {
                 row.setDecision(decided.stored, json: decided.json)
                 row.attachments = attachments
                 _ = try await writer.write(row)
+                // Linked once the notification shows them, not before: the sweeper frees a linked
+                // attachment nothing shows, and one linked before the row was stored could be freed
+                // in between (seen under load). Unlinked, it is kept while shown, else for an hour.
+                if !attachments.isEmpty {
+                    do {
+                        try await store.linkAttachments(ids: attachments.map(\.id), at: now())
+                    } catch {
+                        logger.warning(
+                            "Could not mark a notification's attachments as shown; they are kept while it shows them",
+                            metadata: ["notification.id": "\(job.id)", "error": "\(error)"])
+                    }
+                }
                 forget(job.id)
                 return
             } catch {
