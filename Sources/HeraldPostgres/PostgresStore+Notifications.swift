@@ -79,90 +79,98 @@ extension PostgresStore: NotificationListStore, DecisionStore {
 
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
+        return try await write(Self.insertMessages) { connection in
+            try await Self.insert(notifications, connection, logger: logger)
+        }
+    }
+
+    /// Inserts `notifications` in the transaction of `connection` (it takes the sequence's lock), as
+    /// `insert` describes; returns the changes in seq order.
+    static func insert(_ notifications: [StoredNotification], _ connection: PostgresConnection, logger: Logger)
+        async throws -> [StoredNotification]
+    {
         let threads = notifications.map(\.storedThreadKey)
         let badges = notifications.map(AppBadgeRule.appliedBadge)
-        return try await write(Self.insertMessages) { connection in
-            var seq = try await Self.lockSequence(connection, logger: logger)
-            var changes: [StoredNotification] = []
-            var latestBadges = LatestBadges()
-            var index = notifications.startIndex
-            while index < notifications.endIndex {
-                let first = notifications[index]
-                if let collapseID = first.collapseID {
-                    // The device's live notification of the app with this collapse id becomes a tombstone.
-                    let tombstones = try await Self.notificationRows(
-                        connection,
-                        """
-                        UPDATE notifications n SET removed_at = \(first.receivedAt.storedMilliseconds), seq = \(seq + 1)
-                        WHERE device_id = \(first.deviceID) AND bundle_id = \(first.bundleID)
-                            AND collapse_id = \(collapseID) AND removed_at IS NULL AND id <> \(first.id)
-                        RETURNING \(unescaped: Self.notificationColumns), NULL::BIGINT, NULL::BIGINT, NULL::BOOLEAN
-                        """, logger: logger)
-                    if let tombstone = tombstones.first {
-                        seq += 1
-                        changes.append(tombstone)
-                    }
-                }
-                // This notification and the ones after it without a collapse id, in one statement —
-                // up to one the statement already holds (PostgreSQL's upsert changes a row once per
-                // statement; SQLite's, row by row).
-                var end = index + 1
-                var keys: Set<String> = ["\(first.deviceID)\u{0}\(first.id)"]
-                while end < notifications.endIndex, end - index < 64, notifications[end].collapseID == nil,
-                    keys.insert("\(notifications[end].deviceID)\u{0}\(notifications[end].id)").inserted
-                {
-                    end += 1
-                }
-                var bindings = PostgresBindings(capacity: 17 * (end - index))
-                var rows: [String] = []
-                for row in index..<end {
+        var seq = try await Self.lockSequence(connection, logger: logger)
+        var changes: [StoredNotification] = []
+        var latestBadges = LatestBadges()
+        var index = notifications.startIndex
+        while index < notifications.endIndex {
+            let first = notifications[index]
+            if let collapseID = first.collapseID {
+                // The device's live notification of the app with this collapse id becomes a tombstone.
+                let tombstones = try await Self.notificationRows(
+                    connection,
+                    """
+                    UPDATE notifications n SET removed_at = \(first.receivedAt.storedMilliseconds), seq = \(seq + 1)
+                    WHERE device_id = \(first.deviceID) AND bundle_id = \(first.bundleID)
+                        AND collapse_id = \(collapseID) AND removed_at IS NULL AND id <> \(first.id)
+                    RETURNING \(unescaped: Self.notificationColumns), NULL::BIGINT, NULL::BIGINT, NULL::BOOLEAN
+                    """, logger: logger)
+                if let tombstone = tombstones.first {
                     seq += 1
-                    let notification = notifications[row]
-                    let base = bindings.count
-                    bindings.append(seq)
-                    bindings.append(notification.id)
-                    bindings.append(notification.deviceID)
-                    bindings.append(notification.bundleID)
-                    bindings.append(notification.topic)
-                    bindings.append(notification.pushType.rawValue)
-                    bindings.append(notification.priority)
-                    bindings.append(notification.collapseID)
-                    bindings.append(notification.expiration)
-                    bindings.append(notification.payload)
-                    bindings.append(notification.receivedAt.storedMilliseconds)
-                    bindings.append(notification.deliveredAt?.storedMilliseconds)
-                    bindings.append(notification.disposition?.rawValue)
-                    bindings.append(notification.decisionJSON)
-                    bindings.append(notification.releasedAt?.storedMilliseconds)
-                    bindings.append(NotificationAttachment.json(notification.attachments))
-                    bindings.append(threads[row])
-                    let place = (1...17).map { "$\(base + $0)" }
-                    rows.append("(\(place.joined(separator: ", ")))")
-                    changes.append(notification.stored(seq: seq))
-                    if let badge = badges[row] { latestBadges.note(notification, badge: badge, seq: seq) }
+                    changes.append(tombstone)
                 }
-                try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority,
-                                collapse_id, expiration, payload, received_at, delivered_at, disposition, decision,
-                                released_at, attachments, thread_key)
-                            VALUES \(rows.joined(separator: ", "))
-                            ON CONFLICT (device_id, id) DO UPDATE SET
-                                thread_key = excluded.thread_key, seq = excluded.seq, bundle_id = excluded.bundle_id,
-                                topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
-                                collapse_id = excluded.collapse_id, expiration = excluded.expiration,
-                                payload = excluded.payload, received_at = excluded.received_at,
-                                delivered_at = excluded.delivered_at, read_at = NULL, dismissed_at = NULL,
-                                removed_at = NULL, disposition = excluded.disposition, decision = excluded.decision,
-                                released_at = excluded.released_at, attachments = excluded.attachments
-                            """, binds: bindings), logger: logger)
-                index = end
             }
-            try await latestBadges.store(connection, logger: logger)
-            try await Self.storeSequence(connection, seq, logger: logger)
-            return changes
+            // This notification and the ones after it without a collapse id, in one statement —
+            // up to one the statement already holds (PostgreSQL's upsert changes a row once per
+            // statement; SQLite's, row by row).
+            var end = index + 1
+            var keys: Set<String> = ["\(first.deviceID)\u{0}\(first.id)"]
+            while end < notifications.endIndex, end - index < 64, notifications[end].collapseID == nil,
+                keys.insert("\(notifications[end].deviceID)\u{0}\(notifications[end].id)").inserted
+            {
+                end += 1
+            }
+            var bindings = PostgresBindings(capacity: 17 * (end - index))
+            var rows: [String] = []
+            for row in index..<end {
+                seq += 1
+                let notification = notifications[row]
+                let base = bindings.count
+                bindings.append(seq)
+                bindings.append(notification.id)
+                bindings.append(notification.deviceID)
+                bindings.append(notification.bundleID)
+                bindings.append(notification.topic)
+                bindings.append(notification.pushType.rawValue)
+                bindings.append(notification.priority)
+                bindings.append(notification.collapseID)
+                bindings.append(notification.expiration)
+                bindings.append(notification.payload)
+                bindings.append(notification.receivedAt.storedMilliseconds)
+                bindings.append(notification.deliveredAt?.storedMilliseconds)
+                bindings.append(notification.disposition?.rawValue)
+                bindings.append(notification.decisionJSON)
+                bindings.append(notification.releasedAt?.storedMilliseconds)
+                bindings.append(NotificationAttachment.json(notification.attachments))
+                bindings.append(threads[row])
+                let place = (1...17).map { "$\(base + $0)" }
+                rows.append("(\(place.joined(separator: ", ")))")
+                changes.append(notification.stored(seq: seq))
+                if let badge = badges[row] { latestBadges.note(notification, badge: badge, seq: seq) }
+            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO notifications (seq, id, device_id, bundle_id, topic, push_type, priority,
+                            collapse_id, expiration, payload, received_at, delivered_at, disposition, decision,
+                            released_at, attachments, thread_key)
+                        VALUES \(rows.joined(separator: ", "))
+                        ON CONFLICT (device_id, id) DO UPDATE SET
+                            thread_key = excluded.thread_key, seq = excluded.seq, bundle_id = excluded.bundle_id,
+                            topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
+                            collapse_id = excluded.collapse_id, expiration = excluded.expiration,
+                            payload = excluded.payload, received_at = excluded.received_at,
+                            delivered_at = excluded.delivered_at, read_at = NULL, dismissed_at = NULL,
+                            removed_at = NULL, disposition = excluded.disposition, decision = excluded.decision,
+                            released_at = excluded.released_at, attachments = excluded.attachments
+                        """, binds: bindings), logger: logger)
+            index = end
         }
+        try await latestBadges.store(connection, logger: logger)
+        try await Self.storeSequence(connection, seq, logger: logger)
+        return changes
     }
 
     public func insertBlocking(_ notifications: [StoredNotification]) throws -> InsertedBatch {
@@ -307,137 +315,6 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                         deviceID: device, bundleID: bundleID, badge: badge, notificationID: notificationID, seq: seq))
             }
             return badges
-        }
-    }
-
-    // MARK: Decisions
-
-    public func updateDecision(
-        deviceID: String, id: String, decision: DecisionRecord, releasedAt: Date?, at date: Date
-    ) async throws -> StoredNotification? {
-        let text = try decision.jsonText()
-        let messages = ConstraintMessages(
-            notFound: "The notification's device or app does not exist.", invalid: "The decision could not be stored.")
-        return try await write(messages) { connection in
-            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: logger) else {
-                return nil
-            }
-            let released = releasedAt?.storedMilliseconds
-            if current.decision == decision, current.releasedAt?.storedMilliseconds == released { return current }
-            let seq = try await Self.lockSequence(connection, logger: logger) + 1
-            try await connection.query(
-                """
-                UPDATE notifications SET disposition = \(decision.decision.disposition.rawValue), decision = \(text),
-                    released_at = \(released), seq = \(seq), decided_seq = \(seq)
-                WHERE device_id = \(deviceID) AND id = \(id) AND removed_at IS NULL
-                """, logger: logger)
-            try await Self.storeSequence(connection, seq, logger: logger)
-            guard let updated = try await Self.row(connection, deviceID: deviceID, id: id, logger: logger) else {
-                return nil
-            }
-            // The app badge follows a decision that starts applying it (a held notification released).
-            if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
-                var latest = LatestBadges()
-                latest.note(updated, badge: badge, seq: seq)
-                try await latest.store(connection, logger: logger)
-            }
-            return updated
-        }
-    }
-
-    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws
-        -> [StoredNotification]
-    {
-        for disposition in dispositions where !disposition.isHeld {
-            throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition.rawValue) ones.")
-        }
-        guard !deviceIDs.isEmpty, !dispositions.isEmpty else { return [] }
-        let held = dispositions.map(\.rawValue).sorted()
-        return try await read { connection in
-            try await Self.notificationRows(
-                connection,
-                """
-                \(unescaped: Self.selectNotifications)
-                WHERE n.device_id = ANY (\(deviceIDs)) AND n.removed_at IS NULL
-                    AND n.disposition IN ('heldForFocus', 'heldForSummary') AND n.disposition = ANY (\(held))
-                    AND NOT EXISTS (\(unescaped: Self.coveringRelease))
-                ORDER BY n.received_at, n.seq
-                """, logger: logger)
-        }
-    }
-
-    // MARK: Rows
-
-    /// Every notification `query` selects or returns (`notificationColumns`, then the overlay's three).
-    static func notificationRows(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
-        async throws -> [StoredNotification]
-    {
-        var notifications: [StoredNotification] = []
-        for try await row in try await connection.query(query, logger: logger) {
-            notifications.append(try decodeNotification(row))
-        }
-        return notifications
-    }
-
-    static func decodeNotification(_ row: PostgresRow) throws -> StoredNotification {
-        let cells = row.makeRandomAccess()
-        func date(_ index: Int) throws -> Date? {
-            try cells[index].decode(Int64?.self).map(Date.init(storedMilliseconds:))
-        }
-        guard let pushType = PushType(rawValue: try cells[5].decode(String.self)) else {
-            throw StoreError(.invalid, "A stored notification has a push type this version does not know.")
-        }
-        var notification = StoredNotification(
-            seq: try cells[0].decode(Int64.self), id: try cells[1].decode(String.self),
-            deviceID: try cells[2].decode(String.self), bundleID: try cells[3].decode(String.self),
-            topic: try cells[4].decode(String.self), pushType: pushType, priority: try cells[6].decode(Int.self),
-            collapseID: try cells[7].decode(String?.self), expiration: try cells[8].decode(Int64?.self),
-            payload: try cells[9].decode(String.self),
-            receivedAt: Date(storedMilliseconds: try cells[10].decode(Int64.self)), deliveredAt: try date(11),
-            readAt: try date(12), dismissedAt: try date(13), removedAt: try date(14), releasedAt: try date(17))
-        if let text = try cells[18].decode(String?.self) {
-            notification.attachments = NotificationAttachment.decoded(from: text)
-        }
-        // The disposition column (15) is the decision's, kept for the held and summary indexes.
-        if let text = try cells[16].decode(String?.self) {
-            notification.setDecision(DecisionRecord.decoded(from: text), json: text)
-        }
-        if cells.count > 21, let slot = try cells[19].decode(Int64?.self), let decision = notification.decision {
-            let releasedAt = try cells[20].decode(Int64.self)
-            let featured = try cells[21].decode(Bool?.self) ?? false
-            notification.setDecision(
-                decision.releasedBySummary(slotMilliseconds: slot, isFeatured: featured), json: nil)
-            notification.releasedAt = Date(storedMilliseconds: releasedAt)
-        }
-        return notification
-    }
-}
-
-/// The latest badge per device and app of a write: one upsert each (`AppBadgeRule`).
-struct LatestBadges {
-    private struct Key: Hashable {
-        var deviceID: String
-        var bundleID: String
-    }
-
-    private var badges: [Key: (badge: Int, id: String, seq: Int64)] = [:]
-    private var order: [Key] = []
-
-    mutating func note(_ notification: StoredNotification, badge: Int, seq: Int64) {
-        let key = Key(deviceID: notification.deviceID, bundleID: notification.bundleID)
-        if badges.updateValue((badge, notification.id, seq), forKey: key) == nil { order.append(key) }
-    }
-
-    func store(_ connection: PostgresConnection, logger: Logger) async throws {
-        for key in order {
-            guard let latest = badges[key] else { continue }
-            try await connection.query(
-                """
-                INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq)
-                VALUES (\(key.deviceID), \(key.bundleID), \(latest.badge), \(latest.id), \(latest.seq))
-                ON CONFLICT (device_id, bundle_id) DO UPDATE SET
-                    badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
-                """, logger: logger)
         }
     }
 }

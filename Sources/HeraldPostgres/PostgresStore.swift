@@ -60,9 +60,21 @@ public final class PostgresStore: Sendable {
         _ messages: ConstraintMessages = ConstraintMessages(),
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await transaction("BEGIN", messages, body)
+    }
+
+    /// Runs `body` in one read-only transaction that sees one snapshot of the database (REPEATABLE
+    /// READ): reads that must agree with each other, like a device's whole policy context.
+    func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ConstraintMessages(), body)
+    }
+
+    private func transaction<T: Sendable>(
+        _ begin: PostgresQuery, _ messages: ConstraintMessages, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         do {
             return try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(begin, logger: logger)
                 do {
                     let value = try await body(connection)
                     try await connection.query("COMMIT", logger: logger)
@@ -75,26 +87,6 @@ public final class PostgresStore: Sendable {
             }
         } catch let error as PSQLError {
             throw Self.mapped(error, messages)
-        }
-    }
-
-    /// Runs `body` in one read-only transaction that sees one snapshot of the database (REPEATABLE
-    /// READ): reads that must agree with each other, like a device's whole policy context.
-    func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-                do {
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
-                }
-            }
-        } catch let error as PSQLError {
-            throw Self.mapped(error, ConstraintMessages())
         }
     }
 
@@ -124,14 +116,6 @@ public final class PostgresStore: Sendable {
         for try await found in try await connection.query(wrapped, logger: logger).decode(Bool.self) { return found }
         return false
     }
-}
-
-/// What to tell the caller when a write breaks a constraint of the schema. Operations check the
-/// expected cases first with precise messages; these are the fallback when PostgreSQL catches one.
-struct ConstraintMessages: Sendable {
-    var conflict = "The record already exists."
-    var notFound = "A record it refers to does not exist."
-    var invalid = "A value is not valid."
 }
 
 /// Where the database is, as a URL in libpq's form:

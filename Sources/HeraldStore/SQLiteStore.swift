@@ -123,11 +123,21 @@ public final class SQLiteStore: HeraldStore {
 // MARK: - Transactions and errors
 
 /// What to tell the caller when a write breaks a constraint of the schema. Operations check the
-/// expected cases first with precise messages; these are the fallback when SQLite catches one.
-struct ConstraintMessages: Sendable {
-    var conflict = "The record already exists."
-    var notFound = "A record it refers to does not exist."
-    var invalid = "A value is not valid."
+/// expected cases first with precise messages; these are the fallback when the engine (SQLite or
+/// PostgreSQL) catches one.
+public struct ConstraintMessages: Sendable {
+    public var conflict = "The record already exists."
+    public var notFound = "A record it refers to does not exist."
+    public var invalid = "A value is not valid."
+
+    public init(
+        conflict: String = "The record already exists.", notFound: String = "A record it refers to does not exist.",
+        invalid: String = "A value is not valid."
+    ) {
+        self.conflict = conflict
+        self.notFound = notFound
+        self.invalid = invalid
+    }
 }
 
 extension SQLiteStore {

@@ -1,0 +1,63 @@
+import Foundation
+import HeraldCore
+import HeraldPolicy
+import HeraldStore
+import PostgresNIO
+
+// Decisions of stored notifications, and the notifications held for a Focus or the summary.
+
+extension PostgresStore {
+    public func updateDecision(
+        deviceID: String, id: String, decision: DecisionRecord, releasedAt: Date?, at date: Date
+    ) async throws -> StoredNotification? {
+        let text = try decision.jsonText()
+        let messages = ConstraintMessages(
+            notFound: "The notification's device or app does not exist.", invalid: "The decision could not be stored.")
+        return try await write(messages) { connection in
+            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: logger) else {
+                return nil
+            }
+            let released = releasedAt?.storedMilliseconds
+            if current.decision == decision, current.releasedAt?.storedMilliseconds == released { return current }
+            let seq = try await Self.lockSequence(connection, logger: logger) + 1
+            try await connection.query(
+                """
+                UPDATE notifications SET disposition = \(decision.decision.disposition.rawValue), decision = \(text),
+                    released_at = \(released), seq = \(seq), decided_seq = \(seq)
+                WHERE device_id = \(deviceID) AND id = \(id) AND removed_at IS NULL
+                """, logger: logger)
+            try await Self.storeSequence(connection, seq, logger: logger)
+            guard let updated = try await Self.row(connection, deviceID: deviceID, id: id, logger: logger) else {
+                return nil
+            }
+            // The app badge follows a decision that starts applying it (a held notification released).
+            if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
+                var latest = LatestBadges()
+                latest.note(updated, badge: badge, seq: seq)
+                try await latest.store(connection, logger: logger)
+            }
+            return updated
+        }
+    }
+
+    public func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws
+        -> [StoredNotification]
+    {
+        for disposition in dispositions where !disposition.isHeld {
+            throw StoreError(.invalid, "Only held notifications can be listed, not \(disposition.rawValue) ones.")
+        }
+        guard !deviceIDs.isEmpty, !dispositions.isEmpty else { return [] }
+        let held = dispositions.map(\.rawValue).sorted()
+        return try await read { connection in
+            try await Self.notificationRows(
+                connection,
+                """
+                \(unescaped: Self.selectNotifications)
+                WHERE n.device_id = ANY (\(deviceIDs)) AND n.removed_at IS NULL
+                    AND n.disposition IN ('heldForFocus', 'heldForSummary') AND n.disposition = ANY (\(held))
+                    AND NOT EXISTS (\(unescaped: Self.coveringRelease))
+                ORDER BY n.received_at, n.seq
+                """, logger: logger)
+        }
+    }
+}
