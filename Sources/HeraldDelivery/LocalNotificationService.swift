@@ -220,7 +220,7 @@ public final class LocalNotificationService: Service, ClockFollowing {
                 deliveries.append(
                     LocalDelivery(
                         identifier: request.identifier, notification: row, firedRevision: request.revision,
-                        nextFireAt: next, trigger: request.trigger))
+                        nextFireAt: next, trigger: request.trigger, firedFireDate: request.nextFireAt))
             }
             let changes = try await store.deliverLocal(deliveries)
             engine.hub.publish(changes)

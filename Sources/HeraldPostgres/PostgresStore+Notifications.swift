@@ -273,14 +273,12 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     }
 
     public func markDelivered(deviceID: String, upTo cursor: Int64, at date: Date) async throws {
-        try await write { connection in
-            try await connection.query(
-                """
-                UPDATE notifications n SET delivered_at = \(date.storedMilliseconds)
-                WHERE n.device_id = \(deviceID) AND n.seq <= \(cursor) AND n.delivered_at IS NULL
-                    AND \(unescaped: Self.deliverable(now: date))
-                """, logger: logger)
-        }
+        try await execute(
+            """
+            UPDATE notifications n SET delivered_at = \(date.storedMilliseconds)
+            WHERE n.device_id = \(deviceID) AND n.seq <= \(cursor) AND n.delivered_at IS NULL
+                AND \(unescaped: Self.deliverable(now: date))
+            """)
     }
 
     // MARK: Threads and badges

@@ -117,8 +117,6 @@ extension PostgresStore: ServiceExtensionStore {
     }
 
     public func removeExtensionJob(id: String) async throws {
-        try await write { connection in
-            try await connection.query("DELETE FROM extension_jobs WHERE id = \(id)", logger: logger)
-        }
+        try await execute("DELETE FROM extension_jobs WHERE id = \(id)")
     }
 }

@@ -4,6 +4,7 @@ import HeraldStore
 import Logging
 import NIOSSL
 import PostgresNIO
+import ServiceLifecycle
 
 /// Herald's store on PostgreSQL, for several Herald nodes sharing one database (`herald serve
 /// --database postgres://…`). It keeps the store contract `SQLiteStore` keeps (the contract suite in
@@ -11,9 +12,9 @@ import PostgresNIO
 /// (`COLLATE "C"`, whatever the cluster's locale), a write durable when it returns
 /// (`synchronous_commit = on` for Herald's sessions).
 ///
-/// Built in slices (issue 12): the registry (`RegistryStore`) is here; the other parts of
-/// `HeraldStore` follow, each with its migration and its suites of the contract.
-public final class PostgresStore: Sendable {
+/// Each part of `HeraldStore` is in a file of its own (`PostgresStore+Registry.swift`, …); the
+/// schema's migrations are `PostgresSchema`.
+public final class PostgresStore: HeraldStore, Sendable {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
@@ -35,7 +36,7 @@ public final class PostgresStore: Sendable {
         do {
             try await PostgresSchema.migrate(store)
         } catch {
-            store.close()
+            await store.close()
             throw error
         }
         return store
@@ -47,10 +48,14 @@ public final class PostgresStore: Sendable {
         running = Task { await client.run() }
     }
 
-    /// Closes the connections (their pool stops with the task that runs it).
-    public func close() {
+    /// Closes the connections (their pool stops with the task that runs it) and waits until they are.
+    public func close() async {
         running.cancel()
+        await running.value
     }
+
+    /// None: the database server keeps its own house.
+    public var backgroundServices: [any Service] { [] }
 
     // MARK: Transactions
 
@@ -85,6 +90,16 @@ public final class PostgresStore: Sendable {
                     throw error
                 }
             }
+        } catch let error as PSQLError {
+            throw Self.mapped(error, messages)
+        }
+    }
+
+    /// Runs one statement, a transaction of its own (committed when this returns: one round trip
+    /// where `write` takes three).
+    func execute(_ query: PostgresQuery, _ messages: ConstraintMessages = ConstraintMessages()) async throws {
+        do {
+            _ = try await client.query(query, logger: logger)
         } catch let error as PSQLError {
             throw Self.mapped(error, messages)
         }

@@ -67,6 +67,10 @@ public struct LocalDelivery: Sendable {
     /// replaces any pending request with its identifier). A firing whose request was removed or
     /// replaced since it was read changes nothing.
     public var firedRevision: Int64?
+    /// The fire date the scheduler read for that request (nil: not checked, as for a location
+    /// trigger, which fires on no date). A firing whose request has another fire date by now — it
+    /// fired at this one already, on another node — changes nothing.
+    public var firedFireDate: Date?
     /// A repeating request's next fire date; nil removes the pending request.
     public var nextFireAt: Date?
     /// The trigger that fired it (its JSON); nil for a request added without one.
@@ -77,11 +81,12 @@ public struct LocalDelivery: Sendable {
 
     public init(
         identifier: String, notification: StoredNotification, firedRevision: Int64?, nextFireAt: Date?,
-        trigger: String?, keepsRequest: Bool = false
+        trigger: String?, keepsRequest: Bool = false, firedFireDate: Date? = nil
     ) {
         self.identifier = identifier
         self.notification = notification
         self.firedRevision = firedRevision
+        self.firedFireDate = firedFireDate
         self.nextFireAt = nextFireAt
         self.trigger = trigger
         self.keepsRequest = keepsRequest

@@ -178,10 +178,13 @@ extension SQLiteStore {
             for delivery in deliveries {
                 let notification = delivery.notification
                 if let revision = delivery.firedRevision {
-                    // Removed or replaced since the scheduler read it: nothing fires.
-                    guard try Self.exists(db, "SELECT 1 FROM local_requests WHERE revision = ?", [revision]) else {
-                        continue
-                    }
+                    // Removed or replaced since the scheduler read it, or fired at that date already: nothing fires.
+                    guard
+                        try Self.exists(
+                            db,
+                            "SELECT 1 FROM local_requests WHERE revision = ?1 AND (?2 IS NULL OR next_fire_at = ?2)",
+                            [revision, delivery.firedFireDate?.storedMilliseconds])
+                    else { continue }
                     if let next = delivery.nextFireAt {
                         try db.execute(
                             sql: "UPDATE local_requests SET next_fire_at = ? WHERE revision = ?",

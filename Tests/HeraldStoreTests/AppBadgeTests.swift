@@ -51,7 +51,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func theLatestAppliedPushSetsTheAppBadgeAndZeroClearsIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3"), Self.push("b", badge: "5", app: Fixture.otherAppID)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3, Fixture.otherAppID: 5])
         // A push without a badge leaves it; a later one in the same batch wins.
@@ -67,7 +67,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func aBadgeTheDecisionDoesNotApplyIsIgnored(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "2")])
         var undecided = Fixture.notification("u", payload: #"{"aps":{"badge":9}}"#)
         undecided.decision = nil
@@ -82,7 +82,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func theBadgeIsReadAsThePayloadParserReadsIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: #""12""#)])
         #expect(try await Self.badges(store)[Fixture.appID] == 12)
         _ = try await store.insert([Self.push("b", badge: "4.7")])
@@ -93,7 +93,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func readingDismissingAndRemovingLeaveTheBadge(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "4")])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "a", at: Fixture.time(2))
@@ -103,7 +103,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func aReleasedHeldNotificationAppliesItsBadgeWhenReleased(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("held", badge: "6", .heldForFocus, applies: false, at: 0)])
         _ = try await store.insert([Self.push("later", badge: "2", at: 1)])
         #expect(try await Self.badges(store) == [Fixture.appID: 2])
@@ -125,7 +125,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func aProvidersRetryAppliesItsBadgeAgain(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Self.push("a", badge: "3", at: 0), Self.push("b", badge: "5", at: 1)])
         _ = try await store.insert([Self.push("a", badge: "3", at: 2)])
         #expect(try await Self.badges(store) == [Fixture.appID: 3])
@@ -133,7 +133,7 @@ struct AppBadgeTests {
 
     @Test(arguments: StoreEngine.all)
     func aPayloadSQLiteCannotReadDoesNotFailTheWrite(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         var odd = Self.push("odd", badge: "1")
         odd.payload = "not json"
         _ = try await store.insert([odd, Self.push("ok", badge: "2")])

@@ -12,7 +12,7 @@ struct AppResourceTests {
 
     @Test(arguments: StoreEngine.all)
     func categoriesAreKeptPerAppAsGiven(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "MESSAGE", json: message)
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "INVITE", json: invite)
         try await store.upsertCategory(bundleID: Fixture.otherAppID, identifier: "MESSAGE", json: "{}")
@@ -42,7 +42,7 @@ struct AppResourceTests {
         "an app's icon: set, replaced, read back per app, removed; refused when empty or the app is unknown",
         arguments: StoreEngine.all)
     func appIcons(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.appIcon(bundleID: Fixture.appID) == nil)
         let first = AppIconRecord(
             bundleID: Fixture.appID, type: "image/png", data: Data([1, 2, 3]), updatedAt: Fixture.time(1))
@@ -76,7 +76,7 @@ struct AppResourceTests {
         "an app's content extension: set, replaced, read back per app, removed; refused when not JSON or empty",
         arguments: StoreEngine.all)
     func contentExtensions(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.contentExtension(bundleID: Fixture.appID) == nil)
         let first = ContentExtensionRecord(
             bundleID: Fixture.appID, options: #"{"categories":["invite"]}"#, html: "<p>1</p>",
@@ -120,7 +120,7 @@ struct AppResourceTests {
 
     @Test(arguments: StoreEngine.all)
     func aCategoryMustBeAJSONObjectOfAKnownApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.upsertCategory(bundleID: Fixture.appID, identifier: "X", json: "{\"a\":")
@@ -145,7 +145,7 @@ struct AppResourceTests {
 
     @Test(arguments: StoreEngine.all)
     func localizationFilesAreKeptByteForByte(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         // A UTF-16 .strings file (with its byte-order mark), as Xcode used to export them
         var utf16 = Data([0xFF, 0xFE])
         utf16.append(#""GREETING" = "Bonjour %@";"#.data(using: .utf16LittleEndian)!)
@@ -220,7 +220,7 @@ struct AppResourceTests {
 
     @Test(arguments: StoreEngine.all)
     func aLocalizationFileNeedsANameALocaleAndAKnownApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         let invalid: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.putLocalizationFile(

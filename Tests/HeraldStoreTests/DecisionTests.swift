@@ -41,7 +41,7 @@ struct DecisionTests {
 
     @Test(arguments: StoreEngine.all)
     func aRetriedNotificationTakesTheNewDecision(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .heldForFocus, focusID: "work")])
         let retried = try await store.insert([Fixture.decided("n", .alerted)])
         #expect(retried.first?.disposition == .alerted)
@@ -67,7 +67,7 @@ struct DecisionTests {
 
     @Test(arguments: StoreEngine.all)
     func updatingTheDecisionTakesANewSeqTheStreamShows(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([
             Fixture.decided("held", .heldForFocus, focusID: "work"), Fixture.decided("other", .alerted),
         ])
@@ -108,7 +108,7 @@ struct DecisionTests {
 
     @Test(arguments: StoreEngine.all)
     func updatingTheDecisionOfAMissingOrRemovedNotificationFindsNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([Fixture.decided("n", .alerted)])
         _ = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         let decision = Fixture.decision(.listedSilently)
@@ -126,7 +126,7 @@ struct DecisionTests {
 
     @Test(arguments: StoreEngine.all)
     func heldNotificationsListsTheLiveHeldOnesOfTheDevicesOldestFirst(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         // Given held, delivered and removed notifications on three devices, arriving out of order
         _ = try await store.insert([
             Fixture.decided("summary-late", .heldForSummary, receivedAt: Fixture.time(30)),

@@ -26,7 +26,7 @@ struct ExpiryRuleTests {
         "the store lists exactly the rows StoredNotification.isDeliverable keeps, at every boundary",
         arguments: StoreEngine.all)
     func theSQLFilterAgreesWithTheRule(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         var rows: [StoredNotification] = []
         for (index, expiration) in ([nil, 0, 99, 100, 101] as [Int64?]).enumerated() {
             for delivered in [false, true] {

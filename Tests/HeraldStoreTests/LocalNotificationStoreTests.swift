@@ -29,7 +29,7 @@ import Testing
             firedRevision: firedRevision, nextFireAt: next, trigger: record.trigger)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func credentialsNameTheirDeviceAppAndUser(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let record = AppCredentialRecord(
@@ -46,7 +46,7 @@ import Testing
         #expect(error?.kind == .notFound)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theSameIdentifierReplacesAndBecomesTheNewest(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let first = try await store.addLocalRequest(Self.request("a"), limit: 64).stored
@@ -64,7 +64,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.otherDeviceID, bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theLimitKeepsTheMostRecentlyAdded(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         for index in 0..<5 {
@@ -78,7 +78,7 @@ import Testing
             ])
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func removeByIdentifiersOrAll(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         for name in ["a", "b", "c"] { _ = try await store.addLocalRequest(Self.request(name), limit: 64) }
@@ -92,7 +92,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.otherAppID).count == 1)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func dueRequestsComeEarliestFirst(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         _ = try await store.addLocalRequest(Self.request("late", fireAt: 300), limit: 64)
@@ -109,7 +109,7 @@ import Testing
         #expect(try await store.dueLocalRequests(through: Fixture.time(1000), limit: 2).count == 2)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aFiringCommitsTheNotificationAndAdvancesOrRemovesItsRequestOnce(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let once = try await store.addLocalRequest(Self.request("once"), limit: 64).stored
@@ -136,7 +136,26 @@ import Testing
         #expect(listed.first?.trigger == once.trigger)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
+    func aRepeatingRequestFiresOncePerFireDate(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
+        let minutely = try await store.addLocalRequest(Self.request("minutely"), limit: 64).stored
+        var firing = Self.delivery(minutely, firedRevision: minutely.revision, next: Fixture.time(120))
+        firing.firedFireDate = minutely.nextFireAt
+        #expect(try await store.deliverLocal([firing]).count == 1)
+        // The same firing again (another scheduler read it at that fire date): the request has moved
+        // on to its next date, so nothing fires.
+        #expect(try await store.deliverLocal([firing]).isEmpty)
+        // At its next date it fires again.
+        var next = Self.delivery(minutely, firedRevision: minutely.revision, next: Fixture.time(180), at: 120)
+        next.firedFireDate = Fixture.time(120)
+        #expect(try await store.deliverLocal([next]).count == 1)
+        #expect(
+            try await store.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.appID).first?.nextFireAt
+                == Fixture.time(180))
+    }
+
+    @Test(arguments: StoreEngine.all)
     func deliveringTheSameIdentifierAgainReplacesTheDeliveredOne(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         let record = Self.request("news")
@@ -159,7 +178,7 @@ import Testing
         #expect(try await store.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.appID).isEmpty)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theAppSeesItsPushesAndLocalNotificationsAndRemovesThemByIdentifier(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         _ = try await store.insert([
@@ -189,7 +208,7 @@ import Testing
             try await store.notification(deviceID: Fixture.deviceID, id: "22222222-2222-4222-8222-222222222222") != nil)
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func theAppSetsItsBadge(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.setAppBadge(deviceID: Fixture.deviceID, bundleID: Fixture.appID, badge: 7)
@@ -201,7 +220,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func replacingCategoriesDropsTheOthers(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.upsertCategory(bundleID: Fixture.appID, identifier: "OLD", json: #"{"identifier":"OLD"}"#)

@@ -9,7 +9,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func insertStoresABatchWithIncreasingSeqs(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let changes = try await store.insert([
             Fixture.notification("a"), Fixture.notification("b"),
             Fixture.notification("c", device: Fixture.otherDeviceID),
@@ -26,7 +26,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aCollapseIDReplacesTheLiveNotificationOfTheSameApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         // Given a live notification with collapse id "score", and one of another app and of another device
         try await store.insert([
             Fixture.notification("old", collapseID: "score", receivedAt: Fixture.time(1)),
@@ -60,7 +60,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aCollapseIDReplacesWithinOneBatch(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let changes = try await store.insert([
             Fixture.notification("first", collapseID: "c", receivedAt: Fixture.time(1)),
             Fixture.notification("second", collapseID: "c", receivedAt: Fixture.time(2)),
@@ -74,7 +74,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aBatchReportsEachTombstoneRightBeforeTheNotificationThatMadeIt(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([
             Fixture.notification("old-x", collapseID: "x", receivedAt: Fixture.time(1)),
             Fixture.notification("old-y", collapseID: "y", receivedAt: Fixture.time(1)),
@@ -92,7 +92,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aBatchLongerThanOneStatementKeepsTheOrderOfSingleInserts(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         // 70 rows: more than one multi-row statement; an id twice; a collapse id that replaces within the batch
         var batch = (0..<70).map { Fixture.notification("n\($0)", receivedAt: Fixture.time(1)) }
         batch[5] = Fixture.notification("n5", collapseID: "c", receivedAt: Fixture.time(1))
@@ -113,7 +113,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aNotificationWithAKnownIDReplacesTheEntry(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
         _ = try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1))
         _ = try await store.dismiss(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(2))
@@ -137,7 +137,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func readDismissAndRemoveEachTakeANewSeqOnce(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n"), Fixture.notification("m")])
 
         let read = try #require(try await store.markRead(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(1)))
@@ -158,7 +158,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aTombstoneKeepsItsRemovalTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("n")])
         let removed = try await store.remove(deviceID: Fixture.deviceID, id: "n", at: Fixture.time(10))
 
@@ -173,7 +173,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func theChangeFeedResumesWithEachChangedRowOnceInItsLatestState(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("a"), Fixture.notification("b"), Fixture.notification("c")])
         let cursor = try await store.latestCursor()
 
@@ -200,7 +200,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func expiredUndeliveredNotificationsAreLeftOut(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let nowSeconds = Int64(now.timeIntervalSince1970)  // the whole second before `now`
         try await store.insert([
             Fixture.notification("no-expiration"),
@@ -226,7 +226,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func theLimitAppliesAfterFiltering(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let past = Int64(now.timeIntervalSince1970) - 60
         try await store.insert([
             Fixture.notification("1"), Fixture.notification("2", expiration: past),
@@ -256,7 +256,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func markDeliveredKeepsDeliveredNotificationsPastTheirExpiration(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let expiration = Int64(Fixture.time(30).timeIntervalSince1970)
         try await store.insert([
             Fixture.notification("seen", expiration: expiration),
@@ -282,7 +282,7 @@ struct NotificationListTests {
 
     @Test(arguments: StoreEngine.all)
     func aBatchWithAnUnknownDeviceStoresNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let error = await #expect(throws: StoreError.self) {
             try await store.insert([
                 Fixture.notification("fine"), Fixture.notification("orphan", device: "no-such-device"),

@@ -58,7 +58,7 @@ struct NotificationWriterTests {
 
     @Test(arguments: StoreEngine.all)
     func onCommitSeesABatchBeforeItsWritersResume(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store) { sink.yield($0) }
@@ -75,7 +75,7 @@ struct NotificationWriterTests {
 
     @Test(arguments: StoreEngine.all)
     func aWriterGetsItsOwnRowWhenItsWriteTombstonesAnother(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         try await store.insert([Fixture.notification("old", collapseID: "c")])
         let commits = CommitLog()
         let sink = commits.sink
@@ -126,7 +126,7 @@ struct NotificationWriterTests {
 
     @Test(arguments: StoreEngine.all)
     func aStoreErrorReachesTheWriter(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let writer = NotificationWriter(store: store) { _ in }
         let running = Task { try await writer.run() }
         defer { running.cancel() }
@@ -139,7 +139,7 @@ struct NotificationWriterTests {
 
     @Test(arguments: StoreEngine.all)
     func theNextBatchIsCommittedWhileTheLastOneIsStillBeingDelivered(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         // The first batch's fan-out holds the delivery queue until the test lets it go
@@ -182,7 +182,7 @@ struct NotificationWriterTests {
         "as a service: writes wait for run(); a stop commits what is queued, answers every writer, then refuses writes",
         arguments: StoreEngine.all)
     func orderlyShutdown(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let commits = CommitLog()
         let sink = commits.sink
         let writer = NotificationWriter(store: store, maxBatch: 8) { sink.yield($0) }

@@ -6,8 +6,8 @@ import HeraldStore
 import Logging
 import Testing
 
-/// The PostgreSQL engine's own parts: its URL, its migrations. (What every engine does is in the
-/// contract suites.)
+/// The PostgreSQL engine's own parts: its URL, its migrations, and what two nodes on one database do
+/// at once (what every engine does is in the contract suites).
 @Suite("PostgreSQL store")
 struct PostgresStoreTests {
     @Test("a database URL in libpq's form: TCP or a socket directory, sslmode; a bad one is refused in words")
@@ -48,7 +48,7 @@ struct PostgresStoreTests {
 
         let counts = try await TestPostgres.query(url, "SELECT name, count(*) FROM herald_migrations GROUP BY name")
         #expect(!counts.isEmpty && counts.allSatisfy { $0.hasSuffix("|1") }, "\(counts)")
-        for store in stores + [again] { store.close() }
+        for store in stores + [again] { await store.close() }
     }
 
     @Test("two nodes adding Focus modes for one user at once: each lands, in turn, none refused")
@@ -68,8 +68,8 @@ struct PostgresStoreTests {
         }
         let modes = try await second.focusModes(userID: Fixture.userID)
         #expect(Set(modes.map(\.id)) == Set((0..<20).map { "mode-\($0)" }))
-        first.close()
-        second.close()
+        await first.close()
+        await second.close()
     }
 
     @Test("two nodes writing at once: a reader following the change feed by cursor misses no row")
@@ -107,7 +107,7 @@ struct PostgresStoreTests {
         try await follow()
         #expect(seen.count == 8 * 15 * 4)
         #expect(cursor == (try await reader.latestCursor()))
-        for store in [first, second, reader] { store.close() }
+        for store in [first, second, reader] { await store.close() }
     }
 
     private static func isDone(_ task: Task<Void, any Error>) async -> Bool {
@@ -125,6 +125,113 @@ struct PostgresStoreTests {
             group.cancelAll()
             return first
         }
+    }
+
+    /// Two nodes on one database, seeded with the fixture.
+    private static func twoNodes() async throws -> (PostgresStore, PostgresStore) {
+        let url = try await TestPostgres.newDatabase()
+        let first = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        let second = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        try await Fixture.seed(first)
+        return (first, second)
+    }
+
+    @Test("both nodes' schedulers fire one due request at once: it fires once and advances once")
+    func aFiringHappensOnceAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        for round in 0..<5 {
+            let (stored, _) = try await first.addLocalRequest(
+                LocalNotificationStoreTests.request("repeat-\(round)"), limit: 64)
+            // Each node read it due at its fire date and fires it, repeating a minute later.
+            var delivery = LocalNotificationStoreTests.delivery(
+                stored, firedRevision: stored.revision, next: Fixture.time(120))
+            delivery.firedFireDate = stored.nextFireAt
+            let firing = delivery
+            let fired = try await withThrowingTaskGroup(of: [StoredNotification].self) { group in
+                for node in [first, second] { group.addTask { try await node.deliverLocal([firing]) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(fired.filter { !$0.isEmpty }.count == 1, "round \(round)")
+            let pending = try await second.localRequests(deviceID: Fixture.deviceID, bundleID: Fixture.appID)
+            #expect(pending.first { $0.identifier == "repeat-\(round)" }?.nextFireAt == Fixture.time(120))
+        }
+        let changes = try await first.changes(deviceID: Fixture.deviceID, after: 0, limit: 100, now: Fixture.time())
+        #expect(changes.count == 5)
+        await first.close()
+        await second.close()
+    }
+
+    @Test("both nodes' connections claim an app's responses at once: each is handed out once")
+    func responsesAreClaimedOnceAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        for index in 0..<40 {
+            try await first.recordResponse(ResponseStoreTests.response("r-\(index)"), webhookBody: "{}")
+        }
+        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+            for node in [first, second] {
+                group.addTask {
+                    var ids: [String] = []
+                    while true {
+                        let batch = try await node.claimResponses(
+                            deviceID: Fixture.deviceID, bundleID: Fixture.appID, limit: 3, at: Fixture.time(20))
+                        if batch.isEmpty { return ids }
+                        ids += batch.map(\.id)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claimed.count == 40)
+        #expect(Set(claimed).count == 40)
+        await first.close()
+        await second.close()
+    }
+
+    @Test("two devices of one person ask on two nodes at once: one request is pending, nothing is refused")
+    func oneAuthorizationRequestAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        let outcomes = try await withThrowingTaskGroup(of: AuthorizationOutcome.self) { group in
+            for (index, node) in [first, second, first, second].enumerated() {
+                group.addTask {
+                    try await node.askAuthorization(
+                        AppRequestStoreTests.authorization(
+                            "ask-\(index)", device: index.isMultiple(of: 2) ? Fixture.deviceID : Fixture.otherDeviceID),
+                        provisional: false)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let ids = outcomes.compactMap { outcome -> String? in
+            if case .pending(let request) = outcome { request.id } else { nil }
+        }
+        #expect(ids.count == 4)
+        #expect(Set(ids).count == 1)
+        await first.close()
+        await second.close()
+    }
+
+    @Test("two nodes adding an app's attachments at once keep to its quota")
+    func attachmentQuotaAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<20 {
+                let node = index.isMultiple(of: 2) ? first : second
+                group.addTask {
+                    do {
+                        try await node.addAttachment(
+                            AppRequestStoreTests.attachment("a-\(index)", size: 100), quota: 1000)
+                        return true
+                    } catch let error as StoreError where error.kind == .conflict {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(added == 10)
+        #expect(try await second.attachmentBytes(bundleID: Fixture.appID) == 1000)
+        await first.close()
+        await second.close()
     }
 
     @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")

@@ -7,7 +7,7 @@ import Testing
 struct RegistryTests {
     @Test(arguments: StoreEngine.all)
     func registryRecordsReadBackAsCreated(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let scoped = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: [Fixture.appID], publicKeyPEM: "pem-1",
             createdAt: Fixture.time(1)
@@ -54,7 +54,7 @@ struct RegistryTests {
 
     @Test(arguments: StoreEngine.all)
     func creatingAnExistingRecordIsAConflict(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let key = SigningKey(
             keyID: "KEY0000001", teamID: Fixture.teamID, topics: nil, publicKeyPEM: "pem", createdAt: Fixture.time())
         try await store.createKey(key)
@@ -104,7 +104,7 @@ struct RegistryTests {
 
     @Test(arguments: StoreEngine.all)
     func referringToAMissingRecordIsNotFound(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.createKey(
@@ -142,7 +142,7 @@ struct RegistryTests {
 
     @Test(arguments: StoreEngine.all)
     func aNewTokenUnregistersTheDevicesEarlierTokenForThatAppOnly(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let first = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time(1))
         let otherApp = DeviceTokenRecord(
@@ -173,7 +173,7 @@ struct RegistryTests {
 
     @Test(arguments: StoreEngine.all)
     func unregisteringATokenKeepsTheFirstTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         let token = DeviceTokenRecord(
             token: Fixture.token(1), deviceID: Fixture.deviceID, bundleID: Fixture.appID, createdAt: Fixture.time())
         try await store.createDeviceToken(token)

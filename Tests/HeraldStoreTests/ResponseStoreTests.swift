@@ -16,7 +16,7 @@ import Testing
             notificationJSON: #"{"identifier":"n-\#(id)"}"#, respondedAt: Fixture.time(seconds))
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func responsesAreClaimedOnceOldestFirst(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         for id in ["r1", "r2", "r3"] { try await store.recordResponse(Self.response(id), webhookBody: "{}") }
@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreEngine.complete)
+    @Test(arguments: StoreEngine.all)
     func aWebhookGetsEveryResponseUntilDelivered(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         // Before the app has a webhook: no delivery.

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ServiceExtensionStoreTests {
     @Test(arguments: StoreEngine.all)
     func registrationsAreOnePerAppAndReplaced(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         #expect(try await store.serviceExtensions().isEmpty)
         let process = ServiceExtensionRecord(
             bundleID: Fixture.appID, runner: .process(executable: "/usr/bin/ext", arguments: ["-v", "a b"]),
@@ -37,7 +37,7 @@ import Testing
 
     @Test(arguments: StoreEngine.all)
     func jobsWaitUntilRemovedOldestFirst(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeShared()
+        let store = try await engine.make()
         func job(_ id: String, at seconds: Int64, payload: String = #"{"aps":{}}"#) -> ExtensionJobRecord {
             ExtensionJobRecord(
                 id: id, deviceID: Fixture.deviceID, bundleID: Fixture.appID, token: "ab12", topic: Fixture.appID,

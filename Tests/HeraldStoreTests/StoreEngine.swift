@@ -7,12 +7,7 @@ import Testing
 
 /// The store contract: every test that takes a `StoreEngine` runs against each engine here, through
 /// the store protocols only; tests of one engine's internals (SQL plans, migrations, files) take no
-/// engine. `complete` are the engines with every part of `HeraldStore`, `all` every engine.
-/// The parts of `HeraldStore` every engine has so far (PostgreSQL is being built part by part, issue
-/// 12): their suites run on `StoreEngine.all`, the others on `StoreEngine.complete`.
-typealias SharedStore = RegistryStore & AppResourceStore & UserStateStore & ServiceExtensionStore
-    & NotificationListStore & DecisionStore & SummaryStore
-
+/// engine.
 enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     /// SQLite in memory (one connection).
     case sqliteMemory = "SQLite in memory"
@@ -21,42 +16,16 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
     /// PostgreSQL (a server of this test process, `scripts/pg-temp`; a database per store).
     case postgres = "PostgreSQL"
 
-    /// The engines with every part of `HeraldStore`.
-    static let complete: [StoreEngine] = [.sqliteMemory, .sqliteFile]
-    /// Every engine, for the suites of the parts every engine has (`SharedStore`).
-    static let all: [StoreEngine] = complete + [.postgres]
+    /// Every engine.
+    static let all: [StoreEngine] = [.sqliteMemory, .sqliteFile, .postgres]
 
     var testDescription: String { rawValue }
 
-    /// An empty store of the parts every engine has, with the schema in place.
-    func makeEmptyShared() async throws -> any SharedStore {
-        switch self {
-        case .postgres:
-            try await PostgresStore.connect(try await TestPostgres.newDatabase(), logger: TestPostgres.logger)
-        case .sqliteMemory, .sqliteFile: try makeEmpty()
-        }
-    }
-
-    /// `makeEmptyShared()` with the fixture's team, two apps, a user and two devices (`Fixture.seed`).
-    func makeShared() async throws -> any SharedStore {
-        let store = try await makeEmptyShared()
-        try await Fixture.seed(store)
-        return store
-    }
-
-    /// `makeShared()` and a second user with one device (`Fixture.seedOtherUser`).
-    func makeSharedPolicyStore() async throws -> any SharedStore {
-        let store = try await makeShared()
-        try await Fixture.seedOtherUser(store)
-        return store
-    }
-
     /// An empty store of this engine, with the schema in place.
-    func makeEmpty() throws -> any HeraldStore {
+    func makeEmpty() async throws -> any HeraldStore {
         switch self {
         case .postgres:
-            preconditionFailure(
-                "The PostgreSQL store has some parts only so far: use `StoreEngine.all` with `makeShared()`.")
+            return try await PostgresStore.connect(try await TestPostgres.newDatabase(), logger: TestPostgres.logger)
         case .sqliteMemory:
             return try SQLiteStore.inMemory()
         case .sqliteFile:
@@ -81,7 +50,7 @@ enum StoreEngine: String, Sendable, CustomTestStringConvertible {
 
     /// A store with the fixture's team, two apps, a user and two devices (`Fixture.seed`).
     func make() async throws -> any HeraldStore {
-        let store = try makeEmpty()
+        let store = try await makeEmpty()
         try await Fixture.seed(store)
         return store
     }

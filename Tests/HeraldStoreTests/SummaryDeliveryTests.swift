@@ -13,7 +13,7 @@ struct SummaryDeliveryTests {
     let digest = #"{"apps":[],"deliveredAt":0}"#
 
     /// Held notifications on both devices of the user, and some that the summary must not touch.
-    private func seedHeld(_ store: any SharedStore) async throws {
+    private func seedHeld(_ store: any HeraldStore) async throws {
         _ = try await store.insert([
             Fixture.decided("a", .heldForSummary, receivedAt: Fixture.time(1)),
             Fixture.decided("b", .heldForSummary, device: Fixture.otherDeviceID, receivedAt: Fixture.time(2)),
@@ -26,7 +26,7 @@ struct SummaryDeliveryTests {
     }
 
     /// The user's summary for `slot` as the summary service makes it: every candidate, `a` featured.
-    private func summary(_ store: any SharedStore, slot: Date? = nil) async throws -> SummaryRelease {
+    private func summary(_ store: any HeraldStore, slot: Date? = nil) async throws -> SummaryRelease {
         let slot = slot ?? self.slot
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         let devices = Dictionary(grouping: candidates.held, by: \.deviceID).keys.sorted().map { device in
@@ -74,7 +74,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func theCandidatesAreWhatIsHeldForTheSummaryByItsTime(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let candidates = try await store.summaryCandidates([(Fixture.userID, slot)])
         #expect(Set(candidates.held.map(\.id)) == ["a", "b"] && candidates.held.count == 2)
@@ -129,7 +129,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func aReleaseWritesOneEventPerDeviceAndReadsShowTheReleasedState(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let before = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "a"))
@@ -198,7 +198,7 @@ struct SummaryDeliveryTests {
     @Test(arguments: StoreEngine.all)
     func aReleasedNotificationStaysReleasedWhenMarkedAndIsHeldAgainAfterANewDecision(_ engine: StoreEngine) async throws
     {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         _ = try await store.releaseSummaries([try await summary(store)], at: now)
 
@@ -221,7 +221,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func aNotificationCommittedAfterTheReadWaitsForTheNextSummary(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
 
@@ -241,7 +241,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func aSecondReleaseOfTheSameSlotChangesNothing(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let release = try await summary(store)
         #expect(try await store.releaseSummaries([release], at: now)[0]?.count == 2)
@@ -292,7 +292,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func aFailedReleaseRecordsNoDelivery(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         let cursor = try await store.latestCursor()
         let release = try await summary(store)
@@ -320,7 +320,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func manySummariesAreReleasedInOneTransaction(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await seedHeld(store)
         _ = try await store.insert([Fixture.decided("theirs", .heldForSummary, device: Fixture.strangerDeviceID)])
         let cursor = try await store.latestCursor()
@@ -351,7 +351,7 @@ struct SummaryDeliveryTests {
 
     @Test(arguments: StoreEngine.all)
     func usersWithSummaryListsTheSummariesThatAreOn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.usersWithSummary().isEmpty)
         try await store.createUser(
             User(userID: "user-3", name: "Edsger", createdAt: Fixture.time()),

@@ -20,7 +20,7 @@ struct ThreadCountTests {
 
     @Test(arguments: StoreEngine.all)
     func aThreadCountsTheLiveNotificationsOfOneAppThreadAndDevice(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         _ = try await store.insert([
             Self.inThread("a1", "chat-1"), Self.inThread("a2", "chat-1"), Self.inThread("a3", "chat-1"),
             Self.inThread("b1", "chat-2"),
@@ -46,7 +46,7 @@ struct ThreadCountTests {
 
     @Test(arguments: StoreEngine.all)
     func removedAndUndeliveredNotificationsLeaveTheThread(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         var denied = Self.inThread("x", "chat")
         denied.decision = Fixture.decision(.notDelivered)
         var held = Self.inThread("h", "chat")

@@ -8,7 +8,7 @@ import Testing
 struct UserStateTests {
     @Test(arguments: StoreEngine.all)
     func appSettingsRoundTripPerUserAndApp(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.appSettings(userID: Fixture.userID).isEmpty)
 
         try await store.setAppSettings(Fixture.appSettings, userID: Fixture.userID, bundleID: Fixture.appID)
@@ -34,7 +34,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func preferencesRoundTripWithTheirTimeZoneAndLocale(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.preferences(userID: Fixture.userID) == nil)
         try await store.setPreferences(Fixture.preferences, userID: Fixture.userID)
         let read = try await store.preferences(userID: Fixture.userID)
@@ -47,7 +47,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func focusModesKeepTheOrderTheyWereAddedIn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         try await store.upsertFocusMode(Fixture.workFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.sleepFocus, userID: Fixture.userID)
         try await store.upsertFocusMode(Fixture.readingFocus, userID: Fixture.userID)
@@ -78,7 +78,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func aFocusModeDateIsKeptToTheMillisecond(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         var mode = Fixture.readingFocus
         mode.manual = .on(
             since: Date(timeIntervalSince1970: 1_750_000_000.123_4),
@@ -90,7 +90,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func theSummaryScheduleRoundTrips(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.summarySchedule(userID: Fixture.userID) == nil)
         try await store.setSummarySchedule(Fixture.summary, userID: Fixture.userID)
         let read = try await store.summarySchedule(userID: Fixture.userID)
@@ -102,7 +102,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func theDeviceStateRoundTripsPerDevice(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.deviceState(deviceID: Fixture.deviceID) == nil)
         try await store.setDeviceState(Fixture.deviceState, deviceID: Fixture.deviceID)
         try await store.setDeviceState(DeviceState(), deviceID: Fixture.otherDeviceID)
@@ -117,7 +117,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func thePolicyContextHasTheUsersStateAndTheDevicesOwn(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         #expect(try await store.policyContext(deviceID: "no-such-device") == nil)
         // Nothing set yet: the owner, and nothing else
         #expect(
@@ -156,7 +156,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func stateForAnUnknownUserAppOrDeviceIsNotFound(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         let errors: [StoreError?] = [
             await #expect(throws: StoreError.self) {
                 try await store.setAppSettings(.authorized, userID: "nobody", bundleID: Fixture.appID)
@@ -190,7 +190,7 @@ struct UserStateTests {
 
     @Test(arguments: StoreEngine.all)
     func aFocusModeWithoutAnIDIsInvalid(_ engine: StoreEngine) async throws {
-        let store = try await engine.makeSharedPolicyStore()
+        let store = try await engine.makePolicyStore()
         let error = await #expect(throws: StoreError.self) {
             try await store.upsertFocusMode(FocusMode(id: "", name: "Nameless"), userID: Fixture.userID)
         }

@@ -122,7 +122,7 @@
 
         @Test("no answer in time: not presented; the async spelling is asked too")
         func silenceAndAsyncSpelling() async throws {
-            let herald = try await PolicyHerald.start(willPresentTimeout: 0.3)
+            let herald = try await PolicyHerald.start(willPresentTimeout: 2)
             try await Self.foreground(herald)
             let center = try await LocalNotificationTests.center(herald)
             let mute = Mute()
