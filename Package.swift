@@ -129,7 +129,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldPolicy", "HeraldLocalization",
-                "HeraldDelivery",
+                "HeraldDelivery", "HeraldPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -161,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: [
-                "HeraldCore", "HeraldServer", "HeraldClient", "HeraldDelivery",
+                "HeraldCore", "HeraldServer", "HeraldClient", "HeraldDelivery", "HeraldPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -154,7 +154,8 @@
 
         /// Stops the server (gracefully, as SIGTERM does) and removes a temporary data directory.
         public func stop() async throws {
-            UNUserNotificationCenter.setCurrent(nil)
+            // Only this server's: an embedded Herald running beside it (another test) keeps its own.
+            UNUserNotificationCenter.resetCurrent(ifOn: URL(string: runtime.apiURL)!)
             try await person.shutdown()
             await application.shutdown()
             try await task.value

@@ -19,14 +19,15 @@ extension PostgresStore {
             }
             let released = releasedAt?.storedMilliseconds
             if current.decision == decision, current.releasedAt?.storedMilliseconds == released { return current }
-            let seq = try await Self.lockSequence(connection, logger: logger) + 1
+            let start = try await Self.lockSequence(connection, logger: logger)
+            let seq = start + 1
             try await connection.query(
                 """
                 UPDATE notifications SET disposition = \(decision.decision.disposition.rawValue), decision = \(text),
                     released_at = \(released), seq = \(seq), decided_seq = \(seq)
                 WHERE device_id = \(deviceID) AND id = \(id) AND removed_at IS NULL
                 """, logger: logger)
-            try await Self.storeSequence(connection, seq, logger: logger)
+            try await storeSequence(connection, seq, from: start)
             guard let updated = try await Self.row(connection, deviceID: deviceID, id: id, logger: logger) else {
                 return nil
             }

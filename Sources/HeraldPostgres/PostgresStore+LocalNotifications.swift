@@ -242,7 +242,7 @@ extension PostgresStore: LocalNotificationStore {
                 notifications.append(notification)
             }
             guard !notifications.isEmpty else { return [] }
-            return try await Self.insert(notifications, connection, logger: logger)
+            return try await insert(notifications, connection)
         }
     }
 
@@ -279,7 +279,8 @@ extension PostgresStore: LocalNotificationStore {
         async throws -> [AppNotificationRecord]
     {
         try await write { connection in
-            var seq = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: logger)
+            var seq = start
             var matches: [(id: String, identifier: String?, trigger: String?)] = []
             for try await match in try await connection.query(
                 """
@@ -307,7 +308,7 @@ extension PostgresStore: LocalNotificationStore {
                             trigger: match.trigger, notification: row))
                 }
             }
-            try await Self.storeSequence(connection, seq, logger: logger)
+            try await storeSequence(connection, seq, from: start)
             return removed
         }
     }

@@ -59,8 +59,15 @@ extension PostgresStore: NotificationListStore, DecisionStore {
         throw StoreError(.invalid, "The database has no sequence row: its schema is not Herald's.")
     }
 
-    static func storeSequence(_ connection: PostgresConnection, _ value: Int64, logger: Logger) async throws {
+    /// Stores the latest seq at the end of a transaction that took seqs `from + 1 … value`, and tells
+    /// the other nodes (one `NOTIFY` per transaction, delivered when it commits; see
+    /// `PostgresStore+Feed.swift`). Nothing taken (`value == from`): nothing to store or tell.
+    func storeSequence(_ connection: PostgresConnection, _ value: Int64, from: Int64) async throws {
+        guard value > from else { return }
         try await connection.query("UPDATE herald_sequence SET value = \(value)", logger: logger)
+        try await connection.query(
+            "SELECT pg_notify(\(Self.feedChannel), \(FeedSignal(node: nodeID, from: from, through: value).payload))",
+            logger: logger)
     }
 
     public func latestCursor() async throws -> Int64 {
@@ -80,18 +87,19 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
         return try await write(Self.insertMessages) { connection in
-            try await Self.insert(notifications, connection, logger: logger)
+            try await insert(notifications, connection)
         }
     }
 
     /// Inserts `notifications` in the transaction of `connection` (it takes the sequence's lock), as
     /// `insert` describes; returns the changes in seq order.
-    static func insert(_ notifications: [StoredNotification], _ connection: PostgresConnection, logger: Logger)
-        async throws -> [StoredNotification]
+    func insert(_ notifications: [StoredNotification], _ connection: PostgresConnection) async throws
+        -> [StoredNotification]
     {
         let threads = notifications.map(\.storedThreadKey)
         let badges = notifications.map(AppBadgeRule.appliedBadge)
-        var seq = try await Self.lockSequence(connection, logger: logger)
+        let start = try await Self.lockSequence(connection, logger: logger)
+        var seq = start
         var changes: [StoredNotification] = []
         var latestBadges = LatestBadges()
         var index = notifications.startIndex
@@ -169,7 +177,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
             index = end
         }
         try await latestBadges.store(connection, logger: logger)
-        try await Self.storeSequence(connection, seq, logger: logger)
+        try await storeSequence(connection, seq, from: start)
         return changes
     }
 
@@ -261,13 +269,14 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                 return nil
             }
             if isSet(current) { return current }
-            let seq = try await Self.lockSequence(connection, logger: logger) + 1
+            let start = try await Self.lockSequence(connection, logger: logger)
+            let seq = start + 1
             try await connection.query(
                 """
                 UPDATE notifications SET \(unescaped: column) = \(date.storedMilliseconds), seq = \(seq)
                 WHERE device_id = \(deviceID) AND id = \(id)
                 """, logger: logger)
-            try await Self.storeSequence(connection, seq, logger: logger)
+            try await storeSequence(connection, seq, from: start)
             return try await Self.row(connection, deviceID: deviceID, id: id, logger: logger)
         }
     }

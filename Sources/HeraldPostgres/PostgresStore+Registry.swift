@@ -22,6 +22,7 @@ extension PostgresStore: RegistryStore {
     public func createTeam(_ team: Team) async throws {
         let conflict = "A team with id \(team.teamID) already exists."
         try await write(ConstraintMessages(conflict: conflict)) { connection in
+            try await notifyRegistryChange(connection)
             if try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(team.teamID)", logger: logger) {
                 throw StoreError(.conflict, conflict)
             }
@@ -47,6 +48,7 @@ extension PostgresStore: RegistryStore {
         let messages = ConstraintMessages(
             conflict: "A key with id \(key.keyID) already exists.", notFound: "There is no team with id \(key.teamID).")
         try await write(messages) { connection in
+            try await notifyRegistryChange(connection)
             guard try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(key.teamID)", logger: logger)
             else { throw StoreError(.notFound, messages.notFound) }
             if try await Self.exists(
@@ -89,6 +91,7 @@ extension PostgresStore: RegistryStore {
             conflict: "An app with bundle id \(app.bundleID) already exists.",
             notFound: "There is no team with id \(app.teamID).")
         try await write(messages) { connection in
+            try await notifyRegistryChange(connection)
             guard try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(app.teamID)", logger: logger)
             else { throw StoreError(.notFound, messages.notFound) }
             if try await Self.exists(connection, "SELECT 1 FROM apps WHERE bundle_id = \(app.bundleID)", logger: logger)
@@ -134,6 +137,7 @@ extension PostgresStore: RegistryStore {
     public func createUser(_ user: User, tokenDigest: String) async throws {
         let messages = ConstraintMessages(conflict: "A user with id \(user.userID) already exists.")
         try await write(messages) { connection in
+            try await notifyRegistryChange(connection)
             if try await Self.exists(connection, "SELECT 1 FROM users WHERE user_id = \(user.userID)", logger: logger) {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -183,6 +187,7 @@ extension PostgresStore: RegistryStore {
             conflict: "A device with id \(device.deviceID) already exists.",
             notFound: "There is no user with id \(device.userID).")
         try await write(messages) { connection in
+            try await notifyRegistryChange(connection)
             guard
                 try await Self.exists(
                     connection, "SELECT 1 FROM users WHERE user_id = \(device.userID)", logger: logger)
@@ -245,6 +250,7 @@ extension PostgresStore: RegistryStore {
         let messages = ConstraintMessages(
             conflict: "This device token is already registered.", notFound: "The device or the app does not exist.")
         return try await write(messages) { connection in
+            try await notifyRegistryChange(connection)
             guard
                 try await Self.exists(
                     connection, "SELECT 1 FROM devices WHERE device_id = \(record.deviceID)", logger: logger)
@@ -281,7 +287,8 @@ extension PostgresStore: RegistryStore {
 
     public func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord? {
         try await write { connection in
-            try await Self.tokens(
+            try await notifyRegistryChange(connection)
+            return try await Self.tokens(
                 connection,
                 """
                 UPDATE device_tokens SET unregistered_at = COALESCE(unregistered_at, \(date.storedMilliseconds))

@@ -101,7 +101,8 @@ extension PostgresStore: SummaryStore {
         let messages = ConstraintMessages(
             notFound: "A summary's user or device does not exist.", invalid: "A summary digest is not valid JSON.")
         return try await write(messages) { connection in
-            var seq = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: logger)
+            var seq = start
             var results: [[ReleasedSummary]?] = []
             for (summary, digests) in zip(summaries, encoded) {
                 try await requireUser(connection, summary.userID)
@@ -141,7 +142,7 @@ extension PostgresStore: SummaryStore {
                 }
                 results.append(events)
             }
-            try await Self.storeSequence(connection, seq, logger: logger)
+            try await storeSequence(connection, seq, from: start)
             return results
         }
     }

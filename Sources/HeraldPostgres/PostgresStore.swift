@@ -5,6 +5,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Herald's store on PostgreSQL, for several Herald nodes sharing one database (`herald serve
 /// --database postgres://…`). It keeps the store contract `SQLiteStore` keeps (the contract suite in
@@ -17,6 +18,12 @@ import ServiceLifecycle
 public final class PostgresStore: HeraldStore, Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Where the database is: the feed's listening connection connects there itself.
+    let url: PostgresURL
+    /// This store's name in the signals it sends the other nodes (`PostgresStore+Feed.swift`).
+    let nodeID = UUID().uuidString
+    /// The tasks relaying other nodes' changes (`changesFromOtherNodes`): cancelled by `close`.
+    let relays = Mutex<[Task<Void, Never>]>([])
     private let running: Task<Void, Never>
 
     /// Connects to the database at `url` (see ``PostgresURL``), waits until it answers, and brings
@@ -32,7 +39,8 @@ public final class PostgresStore: HeraldStore, Sendable {
         try await probe.close()
         let configuration = try parsed.configuration()
         let store = PostgresStore(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), logger: logger)
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), url: parsed,
+            logger: logger)
         do {
             try await PostgresSchema.migrate(store)
         } catch {
@@ -42,14 +50,16 @@ public final class PostgresStore: HeraldStore, Sendable {
         return store
     }
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, url: PostgresURL, logger: Logger) {
         self.client = client
+        self.url = url
         self.logger = logger
         running = Task { await client.run() }
     }
 
     /// Closes the connections (their pool stops with the task that runs it) and waits until they are.
     public func close() async {
+        for relay in relays.withLock({ $0 }) { relay.cancel() }
         running.cancel()
         await running.value
     }

@@ -39,6 +39,14 @@
             replacement.withLock { $0 = center }
         }
 
+        /// Stops `current()` returning a center of this server (`HeraldConnection.serverURL`): one
+        /// made current by another server stays.
+        package static func resetCurrent(ifOn serverURL: URL) {
+            replacement.withLock { current in
+                if current?.connection.serverURL == serverURL { current = nil }
+            }
+        }
+
         /// A center for one app on one device of a Herald server (tests, tools that talk to several).
         package init(connection: HeraldConnection) {
             self.connection = connection

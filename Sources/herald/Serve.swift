@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldDelivery
+import HeraldPostgres
 import HeraldServer
 import Logging
 
@@ -12,6 +13,13 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .long, help: "The data directory (database, admin token, certificates, keys).")
     var data: String = "./herald-data"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PostgreSQL database instead of the data directory's SQLite file: postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require] or ?host=/socket/directory. Several nodes can share it (and the data directory).",
+            valueName: "url"))
+    var database: String?
 
     @Option(name: .long, help: "The address every listener binds to.")
     var host: String = "127.0.0.1"
@@ -82,6 +90,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard attachmentQuotaMiB >= 0 else { throw ValidationError("--attachment-quota-mb must be 0 or more.") }
         guard deviceRateLimit >= 0 else { throw ValidationError("--device-rate-limit must be 0 or more.") }
+        if let database {
+            do { _ = try PostgresURL(database) } catch { throw ValidationError("--database: \(error)") }
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
         }
@@ -91,6 +102,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "herald")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         var configuration = HeraldConfiguration(dataDirectory: data)
+        configuration.databaseURL = database
         configuration.host = host
         configuration.apiPort = apiPort
         configuration.apnsPort = apnsPort

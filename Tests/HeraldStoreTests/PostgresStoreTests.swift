@@ -234,6 +234,46 @@ struct PostgresStoreTests {
         await second.close()
     }
 
+    @Test(
+        "a node hears every commit of the feed in seq order, its own and the other's, and the other's registry changes")
+    func committedFeedAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        let start = try await first.latestCursor()
+        let feed = first.committedChanges(after: start)
+        var iterator = feed.makeAsyncIterator()
+        // The first thing heard once listening: read the registry again (it may have changed before).
+        #expect(await iterator.next() == .registry)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                let node = task.isMultiple(of: 2) ? first : second
+                group.addTask {
+                    for batch in 0..<10 {
+                        _ = try await node.insert((0..<3).map { Fixture.notification("f-\(task)-\(batch)-\($0)") })
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        _ = try await second.markRead(deviceID: Fixture.deviceID, id: "f-0-0-0", at: Fixture.time(5))
+        let latest = try await first.latestCursor()
+        var seqs: [Int64] = []
+        var ids: [String] = []
+        while seqs.last ?? start < latest {
+            guard case .feed(let changes, _)? = await iterator.next() else { continue }
+            seqs += changes.map(\.seq)
+            ids += changes.map(\.id)
+        }
+        #expect(seqs == seqs.sorted())
+        #expect(Set(ids).count == 120)
+        #expect(seqs.last == latest)
+        // The other node's registry change is heard; this node's own is not.
+        try await first.createTeam(Team(teamID: "TOWN000001", name: "Own", createdAt: Fixture.time()))
+        try await second.createTeam(Team(teamID: "TOTHER0001", name: "Other", createdAt: Fixture.time()))
+        #expect(await iterator.next() == .registry)
+        await first.close()
+        await second.close()
+    }
+
     @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")
     func noServer() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgres-\(UUID())").path

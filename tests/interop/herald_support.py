@@ -99,19 +99,70 @@ def herald_bin() -> str:
     return os.path.abspath(path)
 
 
-class HeraldServer:
-    """One `herald serve` process on a data directory, on free ports."""
+# ---------------------------------------------------------------------------------------------
+# The database engine: HERALD_TEST_DATABASE=postgres runs every server on PostgreSQL
+# ---------------------------------------------------------------------------------------------
 
-    def __init__(self, data_dir: Path, extra_args: Iterable[str] = ()):
+REPO = Path(__file__).resolve().parents[2]
+_POSTGRES: dict[str, Any] = {}
+
+
+def database_engine() -> str:
+    """`sqlite` (the data directory's file, the default) or `postgres` (HERALD_TEST_DATABASE):
+    each data directory then gets a database of its own on one PostgreSQL server of this run,
+    started from Debian's server binaries by `scripts/pg-temp` and stopped at exit."""
+    engine = os.environ.get("HERALD_TEST_DATABASE", "sqlite")
+    if engine not in ("sqlite", "postgres"):
+        raise SetupError(f"HERALD_TEST_DATABASE must be sqlite or postgres, not {engine!r}")
+    return engine
+
+
+def postgres_url(data_dir: Path) -> str:
+    """The database of `data_dir` (made on first use; a restarted server finds its own again)."""
+    script = str(REPO / "scripts" / "pg-temp")
+    if "dir" not in _POSTGRES:
+        directory = Path(tempfile.mkdtemp(prefix="herald-interop-pg-"))
+        os.chmod(directory, 0o755)
+        out = subprocess.run([script, "start", str(directory)], capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise SetupError(f"scripts/pg-temp start failed: {out.stderr}")
+        import atexit
+        atexit.register(lambda: subprocess.run([script, "stop", str(directory)], capture_output=True))
+        _POSTGRES["dir"] = directory
+        _POSTGRES["urls"] = {}
+    key = str(Path(data_dir).resolve())
+    urls = _POSTGRES["urls"]
+    if key not in urls:
+        name = f"h{len(urls) + 1}"
+        out = subprocess.run([script, "createdb", str(_POSTGRES["dir"]), name], capture_output=True, text=True,
+                             timeout=60)
+        if out.returncode != 0:
+            raise SetupError(f"scripts/pg-temp createdb failed: {out.stderr}")
+        urls[key] = out.stdout.strip()
+    return urls[key]
+
+
+def database_args(data_dir: Path) -> list[str]:
+    """The `herald serve` arguments that pick this run's database engine for `data_dir`."""
+    return ["--database", postgres_url(data_dir)] if database_engine() == "postgres" else []
+
+
+class HeraldServer:
+    """One `herald serve` process on a data directory, on free ports (on PostgreSQL when
+    HERALD_TEST_DATABASE=postgres)."""
+
+    def __init__(self, data_dir: Path, extra_args: Iterable[str] = (), name: str | None = None):
         self.binary = herald_bin()
         self.data_dir = Path(data_dir)
         self.extra_args = list(extra_args)
         self.proc: subprocess.Popen | None = None
         self.runtime: dict[str, Any] = {}
         # stderr: the server's log; stdout: what `herald serve` prints for its operator (the banner,
-        # which shows a demo token and a curl line on purpose).
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
-        self.out_path = self.data_dir.parent / f"{self.data_dir.name}-server.out"
+        # which shows a demo token and a curl line on purpose). `name` tells apart the logs of nodes
+        # sharing a data directory.
+        name = name or self.data_dir.name
+        self.log_path = self.data_dir.parent / f"{name}-server.log"
+        self.out_path = self.data_dir.parent / f"{name}-server.out"
         self._log = None
         self._out = None
 
@@ -132,6 +183,8 @@ class HeraldServer:
             f.flush()
         cmd = [self.binary, "serve", "--data", str(self.data_dir), "--host", "127.0.0.1",
                "--api-port", "0", "--apns-port", "0", "--apns-tls-port", "0", *self.extra_args]
+        if "--database" not in self.extra_args:
+            cmd += database_args(self.data_dir)
         self.proc = subprocess.Popen(cmd, stdout=self._out, stderr=self._log,
                                      stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout

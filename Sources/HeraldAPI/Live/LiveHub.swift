@@ -23,6 +23,9 @@ public final class LiveHub: Sendable {
     /// The apps' live connections (`GET /v1/app/stream`): woken when a response for them is stored,
     /// asked `willPresent` while their app is in front.
     public let apps: AppConnections
+    /// Whether sessions get changes only from the database's committed feed (`publishCommitted`),
+    /// in seq order across every node sharing it; `publish` and `publishSummary` then do nothing.
+    public let followsCommittedFeed: Bool
     private let state = HeraldMutex(State())
 
     private struct State {
@@ -35,8 +38,9 @@ public final class LiveHub: Sendable {
     /// bytes of them, and whose deliveries wait at most `willPresentTimeout` for a foreground app.
     public init(
         queueCapacity: Int = LiveHub.defaultQueueCapacity, queueByteCapacity: Int = LiveHub.defaultQueueByteCapacity,
-        willPresentTimeout: Duration = .seconds(2)
+        willPresentTimeout: Duration = .seconds(2), followsCommittedFeed: Bool = false
     ) {
+        self.followsCommittedFeed = followsCommittedFeed
         self.queueCapacity = max(1, queueCapacity)
         self.queueByteCapacity = max(1, queueByteCapacity)
         self.apps = AppConnections(willPresentTimeout: willPresentTimeout)
@@ -61,7 +65,26 @@ public final class LiveHub: Sendable {
     }
 
     /// Hands committed changes to the sessions of their devices. Synchronous and never blocks.
+    /// Does nothing when the hub `followsCommittedFeed` (the feed brings them).
     public func publish(_ changes: [StoredNotification]) {
+        guard !followsCommittedFeed else { return }
+        deliver(changes)
+    }
+
+    /// Hands changes from the database's committed feed to the sessions of their devices
+    /// (`SharedDatabaseStore.committedChanges`), in seq order.
+    public func publishCommitted(_ changes: [StoredNotification], summaries: [ReleasedSummary]) {
+        var rest = changes[...]
+        for summary in summaries {
+            let before = rest.prefix { $0.seq < summary.seq }
+            rest = rest.dropFirst(before.count)
+            deliver(Array(before))
+            deliverSummary(deviceID: summary.deviceID, seq: summary.seq)
+        }
+        deliver(Array(rest))
+    }
+
+    private func deliver(_ changes: [StoredNotification]) {
         guard !changes.isEmpty else { return }
         var byDevice: [String: [StoredNotification]] = [:]
         for change in changes {
@@ -107,6 +130,11 @@ public final class LiveHub: Sendable {
     /// Tells the device's sessions that its summary event `seq` is committed: each reads it from
     /// the store (`HeraldStore.summaryEvents`) and sends it as `summary`.
     public func publishSummary(deviceID: String, seq: Int64) {
+        guard !followsCommittedFeed else { return }
+        deliverSummary(deviceID: deviceID, seq: seq)
+    }
+
+    private func deliverSummary(deviceID: String, seq: Int64) {
         let subscriptions = state.withLock { state in state.sessions[deviceID].map { Array($0.values) } ?? [] }
         for subscription in subscriptions {
             subscription.enqueueSummary(seq: seq)

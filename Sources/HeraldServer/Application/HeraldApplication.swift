@@ -4,6 +4,7 @@ import HeraldAPI
 import HeraldAPNs
 import HeraldCore
 import HeraldDelivery
+import HeraldPostgres
 import HeraldStore
 import Logging
 import NIOCore
@@ -18,7 +19,8 @@ import UnixSignals
 public final class HeraldApplication: Sendable {
     public let configuration: HeraldConfiguration
     public let dataDirectory: DataDirectory
-    public let store: SQLiteStore
+    /// The data directory's SQLite database, or the PostgreSQL database of `--database`.
+    public let store: any HeraldStore
     public let registry: RegistryService
     public let hub: LiveHub
     public let adminToken: String
@@ -76,15 +78,32 @@ public final class HeraldApplication: Sendable {
         let now: @Sendable () -> Date = { clock.now }
         let directory = DataDirectory(path: configuration.dataDirectory)
         try directory.create()
+        // Nodes that share a data directory (several on one PostgreSQL database) make its files
+        // one at a time: the first makes the admin token, the certificates and the demo, the
+        // others read them.
+        let lock = try directory.lockForSetUp()
+        defer { lock.unlock() }
         let adminToken = try directory.loadOrCreateAdminToken()
         let authority = try LocalCertificateAuthority.loadOrCreate(directory: directory.tlsDirectory, now: wallClock())
-        let store = try SQLiteStore(path: directory.databaseURL.path, logger: logger)
-        let cache = RegistryCache(try await store.registrySnapshot())
-        let registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
-        let demo =
-            configuration.createsDemo
-            ? try await DemoBootstrap.loadOrCreate(in: directory, registry: registry)
-            : try directory.readDemo()
+        let store: any HeraldStore =
+            if let databaseURL = configuration.databaseURL {
+                try await PostgresStore.connect(databaseURL, logger: logger)
+            } else {
+                try SQLiteStore(path: directory.databaseURL.path, logger: logger)
+            }
+        let demo: DemoSetup?
+        let registry: RegistryService
+        do {
+            let cache = RegistryCache(try await store.registrySnapshot())
+            registry = RegistryService(store: store, cache: cache, dataDirectory: directory.root, now: now)
+            demo =
+                configuration.createsDemo
+                ? try await DemoBootstrap.loadOrCreate(in: directory, registry: registry)
+                : try directory.readDemo()
+        } catch {
+            try? await store.close()
+            throw error
+        }
         return HeraldApplication(
             configuration: configuration, dataDirectory: directory, store: store, registry: registry,
             adminToken: adminToken, authority: authority, demo: demo, logger: logger, clock: clock, wallClock: wallClock
@@ -92,7 +111,7 @@ public final class HeraldApplication: Sendable {
     }
 
     private init(
-        configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: SQLiteStore,
+        configuration: HeraldConfiguration, dataDirectory: DataDirectory, store: any HeraldStore,
         registry: RegistryService, adminToken: String, authority: LocalCertificateAuthority,
         demo: DemoSetup?, logger: Logger, clock: any HeraldClock, wallClock: @escaping @Sendable () -> Date
     ) {
@@ -108,7 +127,9 @@ public final class HeraldApplication: Sendable {
         self.now = now
         self.wallClock = wallClock
         self.clock = clock
-        let hub = LiveHub(willPresentTimeout: .milliseconds(Int64(configuration.willPresentTimeout * 1000)))
+        let hub = LiveHub(
+            willPresentTimeout: .milliseconds(Int64(configuration.willPresentTimeout * 1000)),
+            followsCommittedFeed: store is any SharedDatabaseStore)
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
@@ -152,6 +173,16 @@ public final class HeraldApplication: Sendable {
         signals: [UnixSignal] = [.sigterm, .sigint],
         onReady: @escaping @Sendable (RuntimeInfo) async -> Void = { _ in }
     ) async throws {
+        // On a database several nodes share, sessions follow its committed feed from here on.
+        let feedRelay: [ServiceGroupConfiguration.ServiceConfiguration] =
+            if let shared = store as? any SharedDatabaseStore {
+                [
+                    .init(
+                        service: CommittedFeedRelay(
+                            store: shared, cursor: try await store.latestCursor(), hub: hub,
+                            registry: registry.cache, logger: logger))
+                ]
+            } else { [] }
         let apns = APNsListener(
             configuration: APNsListenerConfiguration(
                 host: configuration.host, cleartextPort: configuration.apnsPort, tlsPort: configuration.apnsTLSPort,
@@ -194,12 +225,16 @@ public final class HeraldApplication: Sendable {
             hub.close()
             policy.events.finish()
         }
+        // Graceful shutdown goes from the last service to the first, each ending before the next is
+        // told: the streams end, the listeners drain (their pushes are still committed), then the
+        // writer commits what is queued, then the feed relay and the checkpoints stop.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = store.backgroundServices.map {
+            .init(service: $0)
+        }
+        services += feedRelay
         let group = ServiceGroup(
             configuration: .init(
-                // Graceful shutdown goes from the last service to the first, each ending before the
-                // next is told: the streams end, the listeners drain (their pushes are still
-                // committed), then the writer commits what is queued, then the checkpoints stop.
-                services: store.backgroundServices.map { .init(service: $0) } + [
+                services: services + [
                     .init(service: writer),
                     .init(service: extensions),
                     .init(service: attachments),

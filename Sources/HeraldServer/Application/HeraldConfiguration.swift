@@ -4,6 +4,9 @@ import Foundation
 public struct HeraldConfiguration: Sendable {
     /// The data directory (database, tokens, certificates, keys, demo and runtime files).
     public var dataDirectory: String
+    /// A PostgreSQL database (`postgres://…`, see `PostgresURL`) instead of the data directory's
+    /// SQLite file: several Herald nodes share it. The data directory keeps the rest.
+    public var databaseURL: String?
     public var host: String = "127.0.0.1"
     /// The JSON API port; 0 picks a free port.
     public var apiPort: Int = 8080

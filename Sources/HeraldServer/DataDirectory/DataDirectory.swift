@@ -40,6 +40,8 @@ public struct DataDirectory: Hashable, Sendable {
     public var attachmentsDirectory: URL { root.appendingPathComponent("attachments", isDirectory: true) }
     /// `runtime.json`: the URLs and pid of the running server.
     public var runtimeURL: URL { root.appendingPathComponent("runtime.json") }
+    /// `setup.lock`: held while a node makes or reads the directory's files at start.
+    public var setUpLockURL: URL { root.appendingPathComponent("setup.lock") }
 
     /// `keys/AuthKey_<KEYID>.p8`: where Herald writes a private key it generated.
     public func privateKeyURL(keyID: String) -> URL {
@@ -53,6 +55,38 @@ public struct DataDirectory: Hashable, Sendable {
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
             )
         }
+    }
+}
+
+// MARK: - Set-up lock
+
+extension DataDirectory {
+    /// An exclusive lock on the directory's `setup.lock` (`flock`), released by `unlock()` or when
+    /// the process ends.
+    public struct SetUpLock: Sendable {
+        let descriptor: Int32
+
+        public func unlock() {
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
+    }
+
+    /// Waits until no other process sets the directory up, then holds the lock: nodes sharing a data
+    /// directory make its admin token, certificates and demo once.
+    public func lockForSetUp() throws -> SetUpLock {
+        try create()
+        let descriptor = open(setUpLockURL.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: setUpLockURL.path])
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: setUpLockURL.path])
+            }
+        }
+        return SetUpLock(descriptor: descriptor)
     }
 }
 
@@ -107,9 +141,11 @@ extension DataDirectory {
         try Self.encoder.encode(runtime).write(to: runtimeURL, options: .atomic)
     }
 
-    /// Removes `runtime.json` (at shutdown); no error when it is already gone.
+    /// Removes `runtime.json` (at shutdown) when this process wrote it: of nodes sharing the
+    /// directory, the last one started wrote it. No error when it is already gone.
     public func removeRuntime() throws {
         guard FileManager.default.fileExists(atPath: runtimeURL.path) else { return }
+        if let runtime = try? readRuntime(), runtime.pid != ProcessInfo.processInfo.processIdentifier { return }
         try FileManager.default.removeItem(at: runtimeURL)
     }
 

@@ -52,7 +52,7 @@ extension CertificateTests {
             #expect(object["key_path"]?.stringValue?.hasSuffix("/keys/AuthKey_ABC123DEFG.p8") == true)
         }
 
-        @Test func runtimeJSONRoundTripsAndCanBeRemoved() throws {
+        @Test func runtimeJSONRoundTripsAndCanBeRemovedByItsProcess() throws {
             let root = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: root) }
             let directory = DataDirectory(root: root)
@@ -66,6 +66,14 @@ extension CertificateTests {
             #expect(Set(object.keys) == ["api_url", "apns_url", "apns_tls_url", "pid"])
             #expect(object["pid"] == .number(4242))
 
+            // Another process's file (a node sharing the directory) stays.
+            try directory.removeRuntime()
+            #expect(try directory.readRuntime() == runtime)
+            // This process's goes.
+            let own = RuntimeInfo(
+                apiURL: runtime.apiURL, apnsURL: runtime.apnsURL, apnsTLSURL: runtime.apnsTLSURL,
+                pid: ProcessInfo.processInfo.processIdentifier)
+            try directory.writeRuntime(own)
             try directory.removeRuntime()
             #expect(try directory.readRuntime() == nil)
             try directory.removeRuntime()  // already gone: no error

@@ -67,7 +67,7 @@ struct PolicyHerald {
     }
 
     var demo: DemoSetup { application.demo! }
-    var store: SQLiteStore { application.store }
+    var store: any HeraldStore { application.store }
 
     func userID() async throws -> String {
         try await store.device(id: demo.deviceID)!.userID

@@ -1,0 +1,155 @@
+import Foundation
+import HeraldCore
+import HeraldStore
+import Logging
+import PostgresNIO
+import Synchronization
+
+// How the nodes sharing one database hear what is committed (`SharedDatabaseStore`).
+//
+// Every transaction that takes seqs sends ONE `NOTIFY herald` when it commits, naming its node and
+// its seqs (`feed <node> <from> <through>`): a group commit of many pushes is one signal, not one per
+// push (PostgreSQL queues notifications under a lock at commit, so one per push would serialize the
+// hot path on it). A registry write sends `registry <node>`. Each node listens on a connection of its
+// own and, for every feed signal — its own included — reads the rows and summary events with seqs in
+// that range. Seqs are taken under the sequence row's lock, held until commit, so transactions commit
+// in seq order, and PostgreSQL delivers notifications in commit order: the ranges arrive in seq
+// order without a gap, and each is complete when its signal arrives. A node's sessions get every
+// change this way, in seq order, whichever node committed it.
+
+/// One signal on the `herald` channel.
+struct FeedSignal: Hashable, Sendable {
+    enum Kind: String, Sendable { case feed, registry }
+    var kind: Kind = .feed
+    var node: String
+    var from: Int64 = 0
+    var through: Int64 = 0
+
+    init(node: String, from: Int64, through: Int64) {
+        self.node = node
+        self.from = from
+        self.through = through
+    }
+
+    init(registryOf node: String) {
+        kind = .registry
+        self.node = node
+    }
+
+    var payload: String {
+        switch kind {
+        case .feed: "feed \(node) \(from) \(through)"
+        case .registry: "registry \(node)"
+        }
+    }
+
+    init?(payload: String) {
+        let parts = payload.split(separator: " ").map(String.init)
+        switch parts.first {
+        case "feed":
+            guard parts.count == 4, let from = Int64(parts[2]), let through = Int64(parts[3]), from < through
+            else { return nil }
+            self.init(node: parts[1], from: from, through: through)
+        case "registry":
+            guard parts.count == 2 else { return nil }
+            self.init(registryOf: parts[1])
+        default:
+            return nil
+        }
+    }
+}
+
+extension PostgresStore: SharedDatabaseStore {
+    static let feedChannel = "herald"
+
+    /// Tells the other nodes, when the transaction commits, that the registry changed.
+    func notifyRegistryChange(_ connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT pg_notify(\(Self.feedChannel), \(FeedSignal(registryOf: nodeID).payload))", logger: logger)
+    }
+
+    public func committedChanges(after cursor: Int64) -> AsyncStream<SharedChange> {
+        let (stream, continuation) = AsyncStream<SharedChange>.makeStream()
+        let task = Task { await self.relay(after: cursor, to: continuation) }
+        continuation.onTermination = { _ in task.cancel() }
+        relays.withLock { $0.append(task) }
+        return stream
+    }
+
+    /// Listens until cancelled, connecting again (after a second) when the connection is lost.
+    private func relay(after cursor: Int64, to continuation: AsyncStream<SharedChange>.Continuation) async {
+        // The last seq handed on.
+        var seen = cursor
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: try url.connectionConfiguration(), id: 1, logger: logger)
+                do {
+                    try await connection.listen(on: Self.feedChannel) { signals in
+                        // Listening now: what was committed while it was not is read first.
+                        let latest = try await latestCursor()
+                        if latest > seen {
+                            continuation.yield(try await committed(after: seen, through: latest))
+                            seen = latest
+                        }
+                        continuation.yield(.registry)
+                        attempt = 0
+                        for try await notification in signals {
+                            guard let signal = FeedSignal(payload: notification.payload) else {
+                                logger.warning(
+                                    "A signal on Herald's channel that this version does not read",
+                                    metadata: ["payload": "\(notification.payload.prefix(80))"])
+                                continue
+                            }
+                            switch signal.kind {
+                            case .registry:
+                                // This node's cache has its own changes already.
+                                if signal.node != nodeID { continuation.yield(.registry) }
+                            case .feed:
+                                guard signal.through > seen else { continue }
+                                continuation.yield(
+                                    try await committed(after: max(signal.from, seen), through: signal.through))
+                                seen = signal.through
+                            }
+                        }
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { break }
+                attempt += 1
+                logger.log(
+                    level: attempt == 1 ? .warning : .debug,
+                    "Lost the database connection that hears the other nodes; connecting again",
+                    metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        continuation.finish()
+    }
+
+    /// The rows and summary events with seqs after `from` up to `through`, in seq order.
+    func committed(after from: Int64, through: Int64) async throws -> SharedChange {
+        try await snapshot { connection in
+            let changes = try await Self.notificationRows(
+                connection,
+                """
+                \(unescaped: Self.selectNotifications)
+                WHERE n.seq > \(from) AND n.seq <= \(through) ORDER BY n.seq
+                """, logger: logger)
+            var summaries: [ReleasedSummary] = []
+            for try await (deviceID, seq) in try await connection.query(
+                """
+                SELECT device_id, seq FROM summary_releases WHERE seq > \(from) AND seq <= \(through) ORDER BY seq
+                """, logger: logger
+            ).decode((String, Int64).self) {
+                summaries.append(ReleasedSummary(deviceID: deviceID, seq: seq))
+            }
+            return .feed(changes: changes, summaries: summaries)
+        }
+    }
+}

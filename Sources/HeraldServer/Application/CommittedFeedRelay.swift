@@ -1,0 +1,42 @@
+import HeraldAPI
+import HeraldCore
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// On a database several nodes share: hands every committed change of the devices' lists to this
+/// node's live sessions, in seq order whichever node committed it (the hub `followsCommittedFeed`),
+/// and reads the registry again when another node changed it.
+struct CommittedFeedRelay: Service, CustomStringConvertible {
+    let store: any SharedDatabaseStore
+    /// Where the feed starts: the latest seq when the node started, before it accepted anything.
+    let cursor: Int64
+    let hub: LiveHub
+    let registry: RegistryCache
+    let logger: Logger
+
+    var description: String { "CommittedFeedRelay" }
+
+    func run() async throws {
+        let changes = store.committedChanges(after: cursor)
+        // Listed first in the service group, it ends last: the writer's last commits still reach
+        // the sessions, until the streams close.
+        try await cancelWhenGracefulShutdown {
+            for await change in changes {
+                switch change {
+                case .feed(let rows, let summaries):
+                    hub.publishCommitted(rows, summaries: summaries)
+                case .registry:
+                    do {
+                        try await registry.reload { try await store.registrySnapshot() }
+                    } catch {
+                        // The next change (or the reconnection's) reads it again.
+                        logger.warning(
+                            "Could not read the registry another node changed",
+                            metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+            }
+        }
+    }
+}
