@@ -286,6 +286,7 @@ let package = Package(
             name: "HeraldStoreTests",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

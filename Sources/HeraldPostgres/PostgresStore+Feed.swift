@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldStore
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -16,6 +17,11 @@ import Synchronization
 // in seq order, and PostgreSQL delivers notifications in commit order: the ranges arrive in seq
 // order without a gap, and each is complete when its signal arrives. A node's sessions get every
 // change this way, in seq order, whichever node committed it.
+
+/// The listening connection closed (the server ended it, or the network did).
+struct FeedConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "The connection that listens for the other nodes' commits closed." }
+}
 
 /// One signal on the `herald` channel.
 struct FeedSignal: Hashable, Sendable {
@@ -83,23 +89,51 @@ extension PostgresStore: SharedDatabaseStore {
         var attempt = 0
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: try url.connectionConfiguration(), id: 1, logger: logger)
+                let connection: PostgresConnection
+                do {
+                    connection = try await PostgresConnection.connect(
+                        configuration: try url.connectionConfiguration(), id: 1, logger: logger)
+                } catch {
+                    // The database is away: operations fail at once until it is back.
+                    unavailableSince.withLock { $0 = ContinuousClock.now }
+                    throw error
+                }
+                unavailableSince.withLock { $0 = nil }
                 do {
                     try await connection.listen(on: Self.feedChannel) { signals in
                         // Listening now: what was committed while it was not is read first.
                         let latest = try await latestCursor()
                         if latest > seen {
-                            continuation.yield(try await committed(after: seen, through: latest))
+                            continuation.yield(try await committed(after: seen, through: latest, on: connection))
                             seen = latest
                         }
                         continuation.yield(.registry)
                         attempt = 0
-                        for try await notification in signals {
-                            guard let signal = FeedSignal(payload: notification.payload) else {
+                        // The signals, until the connection closes: PostgresNIO's sequence of them
+                        // does not end when the server ends the connection (seen when PostgreSQL
+                        // stopped: the relay waited on a dead connection), so its close ends them.
+                        let (payloads, forward) = AsyncThrowingStream<String, any Error>.makeStream()
+                        let listening = Task {
+                            do {
+                                for try await notification in signals { forward.yield(notification.payload) }
+                                forward.finish()
+                            } catch {
+                                forward.finish(throwing: error)
+                            }
+                        }
+                        let watching = Task {
+                            try? await connection.closeFuture.get()
+                            forward.finish(throwing: FeedConnectionClosed())
+                        }
+                        defer {
+                            listening.cancel()
+                            watching.cancel()
+                        }
+                        for try await payload in payloads {
+                            guard let signal = FeedSignal(payload: payload) else {
                                 logger.warning(
                                     "A signal on Herald's channel that this version does not read",
-                                    metadata: ["payload": "\(notification.payload.prefix(80))"])
+                                    metadata: ["payload": "\(payload.prefix(80))"])
                                 continue
                             }
                             switch signal.kind {
@@ -109,16 +143,17 @@ extension PostgresStore: SharedDatabaseStore {
                             case .feed:
                                 guard signal.through > seen else { continue }
                                 continuation.yield(
-                                    try await committed(after: max(signal.from, seen), through: signal.through))
+                                    try await committed(
+                                        after: max(signal.from, seen), through: signal.through, on: connection))
                                 seen = signal.through
                             }
                         }
                     }
                 } catch {
-                    try? await connection.close()
+                    Self.closeQuietly(connection)
                     throw error
                 }
-                try? await connection.close()
+                Self.closeQuietly(connection)
             } catch {
                 if Task.isCancelled { break }
                 attempt += 1
@@ -132,9 +167,21 @@ extension PostgresStore: SharedDatabaseStore {
         continuation.finish()
     }
 
-    /// The rows and summary events with seqs after `from` up to `through`, in seq order.
-    func committed(after from: Int64, through: Int64) async throws -> SharedChange {
-        try await snapshot { connection in
+    /// Closes a connection without waiting: awaiting `close()` on one the server had ended never
+    /// returned (the relay stopped after PostgreSQL's first restart).
+    static func closeQuietly(_ connection: PostgresConnection) {
+        guard !connection.isClosed else { return }
+        _ = connection.close() as EventLoopFuture<Void>
+    }
+
+    /// The rows and summary events with seqs after `from` up to `through`, in seq order, read in one
+    /// snapshot on the listening connection itself: not behind the live sessions' catch-up reads in
+    /// the pool (seen: 400 stalled sessions reading delayed the feed by seconds).
+    func committed(after from: Int64, through: Int64, on connection: PostgresConnection) async throws
+        -> SharedChange
+    {
+        try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+        do {
             let changes = try await Self.notificationRows(
                 connection,
                 """
@@ -149,7 +196,11 @@ extension PostgresStore: SharedDatabaseStore {
             ).decode((String, Int64).self) {
                 summaries.append(ReleasedSummary(deviceID: deviceID, seq: seq))
             }
+            try await connection.query("COMMIT", logger: logger)
             return .feed(changes: changes, summaries: summaries)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
         }
     }
 }

@@ -16,7 +16,12 @@ import Synchronization
 /// Each part of `HeraldStore` is in a file of its own (`PostgresStore+Registry.swift`, …); the
 /// schema's migrations are `PostgresSchema`.
 public final class PostgresStore: HeraldStore, Sendable {
+    /// The connections that write (transactions, the group commit): at most 10 per node.
     let client: PostgresClient
+    /// The connections that only read (lists, catch-up reads of live sessions): at most 10 per node. Apart,
+    /// so that thousands of sessions catching up at once never keep the writer waiting for a
+    /// connection (seen: 400 stalled sessions reading made a run of 1,000 pushes take over a minute).
+    let readers: PostgresClient
     let logger: Logger
     /// Where the database is: the feed's listening connection connects there itself.
     let url: PostgresURL
@@ -24,6 +29,8 @@ public final class PostgresStore: HeraldStore, Sendable {
     let nodeID = UUID().uuidString
     /// The tasks relaying other nodes' changes (`changesFromOtherNodes`): cancelled by `close`.
     let relays = Mutex<[Task<Void, Never>]>([])
+    /// When a lease last timed out (`leased`); nil once one succeeds.
+    let unavailableSince = Mutex<ContinuousClock.Instant?>(nil)
     private let running: Task<Void, Never>
 
     /// Connects to the database at `url` (see ``PostgresURL``), waits until it answers, and brings
@@ -31,16 +38,24 @@ public final class PostgresStore: HeraldStore, Sendable {
     public static func connect(_ url: String, logger: Logger = Logger(label: "herald.postgres")) async throws
         -> PostgresStore
     {
+        // PostgresNIO logs every query at debug and trace: at `herald serve --log-level trace` that
+        // was 240,000 lines in one interop test, and the test ran out of time. The driver and this
+        // store log at info and above.
+        var logger = logger
+        if logger.logLevel < .info { logger.logLevel = .info }
         let parsed = try PostgresURL(url)
         // One connection first: a server that is not there (or refuses Herald's user) fails here at
         // once, with PostgreSQL's words, where the pool would keep retrying.
         let probe = try await PostgresConnection.connect(
             configuration: try parsed.connectionConfiguration(), id: 0, logger: logger)
         try await probe.close()
-        let configuration = try parsed.configuration()
+        var writers = try parsed.configuration()
+        writers.options.maximumConnections = 10
+        var readers = try parsed.configuration()
+        readers.options.maximumConnections = 10
         let store = PostgresStore(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), url: parsed,
-            logger: logger)
+            client: PostgresClient(configuration: writers, backgroundLogger: logger),
+            readers: PostgresClient(configuration: readers, backgroundLogger: logger), url: parsed, logger: logger)
         do {
             try await PostgresSchema.migrate(store)
         } catch {
@@ -50,11 +65,16 @@ public final class PostgresStore: HeraldStore, Sendable {
         return store
     }
 
-    private init(client: PostgresClient, url: PostgresURL, logger: Logger) {
+    private init(client: PostgresClient, readers: PostgresClient, url: PostgresURL, logger: Logger) {
         self.client = client
+        self.readers = readers
         self.url = url
         self.logger = logger
-        running = Task { await client.run() }
+        running = Task {
+            async let writing: Void = client.run()
+            async let reading: Void = readers.run()
+            _ = await (writing, reading)
+        }
     }
 
     /// Closes the connections (their pool stops with the task that runs it) and waits until they are.
@@ -75,20 +95,22 @@ public final class PostgresStore: HeraldStore, Sendable {
         _ messages: ConstraintMessages = ConstraintMessages(),
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await transaction("BEGIN", messages, body)
+        try await transaction(on: client, "BEGIN", messages, body)
     }
 
     /// Runs `body` in one read-only transaction that sees one snapshot of the database (REPEATABLE
     /// READ): reads that must agree with each other, like a device's whole policy context.
     func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ConstraintMessages(), body)
+        try await transaction(
+            on: readers, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ConstraintMessages(), body)
     }
 
     private func transaction<T: Sendable>(
-        _ begin: PostgresQuery, _ messages: ConstraintMessages, _ body: (PostgresConnection) async throws -> T
+        on pool: PostgresClient, _ begin: PostgresQuery, _ messages: ConstraintMessages,
+        _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            return try await client.withConnection { connection in
+            return try await leased(pool) { connection in
                 try await connection.query(begin, logger: logger)
                 do {
                     let value = try await body(connection)
@@ -109,7 +131,7 @@ public final class PostgresStore: HeraldStore, Sendable {
     /// where `write` takes three).
     func execute(_ query: PostgresQuery, _ messages: ConstraintMessages = ConstraintMessages()) async throws {
         do {
-            _ = try await client.query(query, logger: logger)
+            try await leased(client) { connection in _ = try await connection.query(query, logger: logger) }
         } catch let error as PSQLError {
             throw Self.mapped(error, messages)
         }
@@ -118,7 +140,7 @@ public final class PostgresStore: HeraldStore, Sendable {
     /// Runs `body` on one connection, outside a transaction (each statement its own).
     func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await leased(readers) { connection in try await body(connection) }
         } catch let error as PSQLError {
             throw Self.mapped(error, ConstraintMessages())
         }

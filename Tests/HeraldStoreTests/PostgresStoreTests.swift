@@ -1,10 +1,13 @@
 import Foundation
 import HeraldCore
 import HeraldPolicy
-import HeraldPostgres
 import HeraldStore
 import Logging
+import PostgresNIO
+import Synchronization
 import Testing
+
+@testable import HeraldPostgres
 
 /// The PostgreSQL engine's own parts: its URL, its migrations, and what two nodes on one database do
 /// at once (what every engine does is in the contract suites).
@@ -272,6 +275,35 @@ struct PostgresStoreTests {
         #expect(await iterator.next() == .registry)
         await first.close()
         await second.close()
+    }
+
+    @Test("a connection handed over before the operation asks for it stays leased until the operation releases it")
+    func handedOverConnectionStaysLeased() async throws {
+        let url = try PostgresURL(try await TestPostgres.newDatabase())
+        let connection = try await PostgresConnection.connect(
+            configuration: try url.connectionConfiguration(), id: 1, logger: TestPostgres.logger)
+        let handoff = LeaseHandoff()
+        let released = Mutex(false)
+        #expect(handoff.offer(connection))
+        // The holder waits for the release, as it does holding the pool's lease.
+        let holder = Task {
+            await handoff.waitUntilReleased()
+            released.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!released.withLock { $0 }, "given back to the pool before the operation took it")
+        _ = try await handoff.connection()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!released.withLock { $0 }, "given back to the pool while the operation used it")
+        handoff.release()
+        await holder.value
+        #expect(released.withLock { $0 })
+        // Given up on before a connection came: the operation fails, and a late one goes back.
+        let late = LeaseHandoff()
+        #expect(late.giveUp())
+        await #expect(throws: DatabaseUnavailableError.self) { _ = try await late.connection() }
+        #expect(!late.offer(connection))
+        try await connection.close()
     }
 
     @Test("a server that is not there: connect fails with PostgreSQL's error, not a hang")

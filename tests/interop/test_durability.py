@@ -6,7 +6,7 @@ import random
 import threading
 import time
 
-from herald_support import REPORT, ConnectionClosed, H2Client, new_apns_id
+from herald_support import wait_until, REPORT, ConnectionClosed, H2Client, new_apns_id
 
 ROUNDS = 3
 IN_FLIGHT = 16
@@ -70,9 +70,12 @@ def test_every_acknowledged_push_survives_kill_9(herald_factory):
         pushers = [Pusher(env, u, d, payload) for u, d in zip(urls, devices)]
         for p in pushers:
             p.start()
-        # When the server is killed with SIGKILL at a random moment
-        delay = rng.uniform(0.4, 2.5)
-        time.sleep(delay)
+        # When the server is killed with SIGKILL at a random moment once pushes are being acknowledged
+        # (a node on PostgreSQL opens its connections first: its first 200 can take longer than 0.4 s)
+        started = time.monotonic()
+        wait_until(lambda: any(p.acked for p in pushers), timeout=15, what="a first push acknowledged")
+        time.sleep(rng.uniform(0.0, 2.1))
+        delay = time.monotonic() - started
         env.server.kill9()
         for p in pushers:
             p.stop.set()

@@ -54,7 +54,7 @@ def test_a_push_on_either_node_reaches_a_session_on_the_other_in_order(nodes):
             apns_id = new_apns_id()
             result = client.push(device.device_token, env.headers(apns_id=apns_id),
                                  {"aps": {"alert": f"n{index}"}})
-            assert result.status == 200, (index, result.status, result.body)
+            assert result.status == 200, (index, result.status, result.data)
             sent.append(apns_id)
         events = stream.collect(120, timeout=30)
         elapsed = time.monotonic() - started
@@ -143,3 +143,5 @@ def test_kill_9_of_one_node_under_load_loses_no_acknowledged_push(nodes):
     # Node A comes back on the same database and data directory.
     a.restart()
     assert set(acknowledged) <= {n["id"] for n in a.all_notifications(device)}
+
+
