@@ -33,7 +33,7 @@ extension PostgresStore {
             }
             // The app badge follows a decision that starts applying it (a held notification released).
             if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
-                var latest = LatestBadges()
+                var latest = AppBadgeRule.Latest()
                 latest.note(updated, badge: badge, seq: seq)
                 try await latest.store(connection, logger: logger)
             }

@@ -101,7 +101,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
         let start = try await Self.lockSequence(connection, logger: logger)
         var seq = start
         var changes: [StoredNotification] = []
-        var latestBadges = LatestBadges()
+        var latestBadges = AppBadgeRule.Latest()
         var index = notifications.startIndex
         while index < notifications.endIndex {
             let first = notifications[index]

@@ -52,28 +52,14 @@ extension PostgresStore {
     }
 }
 
-/// The latest badge per device and app of a write: one upsert each (`AppBadgeRule`).
-struct LatestBadges {
-    private struct Key: Hashable {
-        var deviceID: String
-        var bundleID: String
-    }
-
-    private var badges: [Key: (badge: Int, id: String, seq: Int64)] = [:]
-    private var order: [Key] = []
-
-    mutating func note(_ notification: StoredNotification, badge: Int, seq: Int64) {
-        let key = Key(deviceID: notification.deviceID, bundleID: notification.bundleID)
-        if badges.updateValue((badge, notification.id, seq), forKey: key) == nil { order.append(key) }
-    }
-
+extension AppBadgeRule.Latest {
+    /// One upsert per device and app (`AppBadgeRule`), in the transaction of `connection`.
     func store(_ connection: PostgresConnection, logger: Logger) async throws {
-        for key in order {
-            guard let latest = badges[key] else { continue }
+        for entry in entries {
             try await connection.query(
                 """
                 INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq)
-                VALUES (\(key.deviceID), \(key.bundleID), \(latest.badge), \(latest.id), \(latest.seq))
+                VALUES (\(entry.deviceID), \(entry.bundleID), \(entry.badge), \(entry.notificationID), \(entry.seq))
                 ON CONFLICT (device_id, bundle_id) DO UPDATE SET
                     badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
                 """, logger: logger)

@@ -22,7 +22,17 @@ public enum AppBadgeRule {
     }
 
     /// The latest badge per device and app in one batch: one upsert each instead of one per row.
-    struct Latest {
+    /// Each engine stores them its own way (`SQLiteStore`: `store(_:)`; `PostgresStore` likewise).
+    public struct Latest: Sendable {
+        /// One app's badge on one device: the badge, the notification that set it and its seq.
+        public struct Entry: Sendable {
+            public var deviceID: String
+            public var bundleID: String
+            public var badge: Int
+            public var notificationID: String
+            public var seq: Int64
+        }
+
         private struct Key: Hashable {
             var deviceID: String
             var bundleID: String
@@ -31,22 +41,37 @@ public enum AppBadgeRule {
         private var badges: [Key: (badge: Int, id: String, seq: Int64)] = [:]
         private var order: [Key] = []
 
-        mutating func note(_ notification: StoredNotification, badge: Int, seq: Int64) {
+        public init() {}
+
+        public mutating func note(_ notification: StoredNotification, badge: Int, seq: Int64) {
             let key = Key(deviceID: notification.deviceID, bundleID: notification.bundleID)
             if badges.updateValue((badge, notification.id, seq), forKey: key) == nil { order.append(key) }
         }
 
+        /// The latest of each device and app, in the order they were first noted.
+        public var entries: [Entry] {
+            order.compactMap { key in
+                badges[key].map {
+                    Entry(
+                        deviceID: key.deviceID, bundleID: key.bundleID, badge: $0.badge, notificationID: $0.id,
+                        seq: $0.seq)
+                }
+            }
+        }
+
         func store(_ db: Database) throws {
-            guard !order.isEmpty else { return }
+            let entries = entries
+            guard !entries.isEmpty else { return }
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO device_app_badges (device_id, bundle_id, badge, notification_id, seq) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (device_id, bundle_id) DO UPDATE SET
                         badge = excluded.badge, notification_id = excluded.notification_id, seq = excluded.seq
                     """)
-            for key in order {
-                guard let latest = badges[key] else { continue }
-                try statement.execute(arguments: [key.deviceID, key.bundleID, latest.badge, latest.id, latest.seq])
+            for entry in entries {
+                try statement.execute(arguments: [
+                    entry.deviceID, entry.bundleID, entry.badge, entry.notificationID, entry.seq,
+                ])
             }
         }
     }
