@@ -1,0 +1,24 @@
+import Foundation
+
+// A store several Herald nodes share, and what each node hears of the others (issue 12).
+
+/// What Herald's nodes sharing the database committed, as a node hears of it.
+public enum SharedChange: Sendable, Hashable {
+    /// Changes to the devices' lists (rows as they are now) and summary events, in seq order.
+    case feed(changes: [StoredNotification], summaries: [ReleasedSummary])
+    /// Another node changed the registry (a team, key, app, user, device or token): read its
+    /// snapshot again.
+    case registry
+}
+
+/// A store several Herald nodes share (PostgreSQL): each node hears every commit to the devices'
+/// change feeds, its own and the others', in seq order — so that a push accepted by one node reaches
+/// a session connected to another, and every session gets its device's changes in seq order — and
+/// every node validates pushes against the same registry.
+public protocol SharedDatabaseStore: HeraldStore {
+    /// Every commit to the change feed after `cursor`, in seq order and without a gap, and the other
+    /// nodes' registry changes (`registry` also each time it starts listening, for what changed
+    /// before), until the store closes or the stream is dropped. When the store loses its listening
+    /// connection, it connects again and reads what was committed meanwhile, so nothing is missed.
+    func committedChanges(after cursor: Int64) -> AsyncStream<SharedChange>
+}
