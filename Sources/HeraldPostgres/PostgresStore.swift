@@ -84,6 +84,14 @@ public final class PostgresStore: HeraldStore, Sendable {
         await running.value
     }
 
+    /// A store released without `close()` ends its pools too (without waiting for them): its
+    /// connections would otherwise stay open until the pools' idle timeout, and a test process that
+    /// makes hundreds of stores ran the server out of connections (max_connections, "too many
+    /// clients": leases then timed out in tests that had nothing to do with each other).
+    deinit {
+        running.cancel()
+    }
+
     /// None: the database server keeps its own house.
     public var backgroundServices: [any Service] { [] }
 

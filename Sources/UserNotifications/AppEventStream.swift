@@ -16,7 +16,6 @@
         private var parser = AppEventParser()
         private var session: URLSession?
         private var isStopped = false
-        private var connectedWaiters: [CheckedContinuation<Void, Never>] = []
         private var isConnected = false
 
         init(connection: HeraldConnection, onEvent: @escaping @Sendable (Event) -> Void) {
@@ -47,43 +46,32 @@
         }
 
         func stop() {
-            let (session, waiters) = lock.withLock { () -> (URLSession?, [CheckedContinuation<Void, Never>]) in
+            let session = lock.withLock { () -> URLSession? in
                 isStopped = true
-                defer {
-                    self.session = nil
-                    connectedWaiters = []
-                }
-                return (self.session, connectedWaiters)
+                defer { self.session = nil }
+                return self.session
             }
             session?.invalidateAndCancel()
-            for waiter in waiters { waiter.resume() }
         }
 
-        /// Returns once the server has subscribed the connection (its `: connected` line).
-        func waitUntilConnected() async {
-            await withCheckedContinuation { continuation in
-                let now = lock.withLock { () -> Bool in
-                    if isConnected || isStopped { return true }
-                    connectedWaiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
+        /// Whether the server subscribed the connection (its `: connected` line) or the stream was
+        /// stopped within `seconds`. It looks every 10 ms: a wait for tests, which fails rather than
+        /// waits for ever when the connection never comes.
+        func waitUntilConnected(within seconds: Double) async -> Bool {
+            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+            while ContinuousClock.now < deadline {
+                if lock.withLock({ isConnected || isStopped }) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
             }
+            return lock.withLock { isConnected || isStopped }
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            var events: [Event] = []
-            var connectedNow: [CheckedContinuation<Void, Never>] = []
-            lock.withLock {
+            let events = lock.withLock { () -> [Event] in
                 let output = parser.parse(data)
-                events = output.events
-                if output.sawConnected {
-                    isConnected = true
-                    connectedNow = connectedWaiters
-                    connectedWaiters = []
-                }
+                if output.sawConnected { isConnected = true }
+                return output.events
             }
-            for waiter in connectedNow { waiter.resume() }
             for event in events { onEvent(event) }
         }
 

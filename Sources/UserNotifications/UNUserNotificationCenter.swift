@@ -90,9 +90,18 @@
         private var events: AppEventStream?
 
         /// Waits until the app's live connection is subscribed (after a delegate was set): tests and
-        /// tools that respond right away use it; an app needs not.
-        package func waitUntilConnected() async {
-            await delegateLock.withLock { events }?.waitUntilConnected()
+        /// tools that respond right away use it; an app needs not. Throws when it is not within
+        /// `seconds`.
+        package func waitUntilConnected(within seconds: Double = 30) async throws {
+            guard let events = delegateLock.withLock({ events }) else { return }
+            guard await events.waitUntilConnected(within: seconds) else {
+                throw ConnectionWaitTimedOut(seconds: seconds)
+            }
+        }
+
+        package struct ConnectionWaitTimedOut: Error, CustomStringConvertible {
+            let seconds: Double
+            package var description: String { "The app's live connection was not subscribed within \(seconds) s." }
         }
 
         deinit {

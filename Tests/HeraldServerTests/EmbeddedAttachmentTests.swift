@@ -49,7 +49,7 @@
                 let center = try await herald.center()
                 let delegate = Responses()
                 center.delegate = delegate
-                await center.waitUntilConnected()
+                try await center.waitUntilConnected()
 
                 // Bytes: INImage(imageData:), with an attached photo.
                 let content = UNMutableNotificationContent()

@@ -68,7 +68,7 @@
             #expect(try await center.pendingNotificationRequests().isEmpty)
 
             // The person replies; the delegate (async spelling) gets it.
-            await center.waitUntilConnected()
+            try await center.waitUntilConnected()
             try await herald.respond(to: "break", action: "reply", text: "On my way")
             var received: [String] = []
             for _ in 0..<500 where received.isEmpty {

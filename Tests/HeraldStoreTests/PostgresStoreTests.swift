@@ -54,6 +54,28 @@ struct PostgresStoreTests {
         for store in stores + [again] { await store.close() }
     }
 
+    @Test("a store released without close() gives its connections back to the server")
+    func aReleasedStoreClosesItsConnections() async throws {
+        let url = try await TestPostgres.newDatabase()
+        let database = try PostgresURL(url).database
+        let connections =
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+        var store: PostgresStore? = try await PostgresStore.connect(url, logger: TestPostgres.logger)
+        // Several reads at once: the readers' pool opens more than one connection.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { [store] in _ = try await store!.teams() } }
+            try await group.waitForAll()
+        }
+        #expect(try TestPostgres.query(url, connections) != ["0"])
+        store = nil
+        var open = try TestPostgres.query(url, connections)
+        for _ in 0..<500 where open != ["0"] {
+            try await Task.sleep(for: .milliseconds(10))
+            open = try TestPostgres.query(url, connections)
+        }
+        #expect(open == ["0"], "connections still open 5 s after the store was released")
+    }
+
     @Test("two nodes adding Focus modes for one user at once: each lands, in turn, none refused")
     func focusModesFromTwoNodes() async throws {
         let url = try await TestPostgres.newDatabase()

@@ -32,10 +32,16 @@ struct RunningHerald {
         let events = afterPolicyStartUp ? application.policy.events.subscribe() : nil
         let (ready, continuation) = AsyncStream.makeStream(of: RuntimeInfo.self)
         let task = Task {
+            // A run that ends before it is ready (it threw) ends the stream: the wait below then
+            // throws its error, where it would wait for ever.
+            defer { continuation.finish() }
             try await application.run(signals: []) { runtime in continuation.yield(runtime) }
         }
         var iterator = ready.makeAsyncIterator()
-        guard let runtime = await iterator.next() else { throw CancellationError() }
+        guard let runtime = await iterator.next() else {
+            try await task.value
+            throw CancellationError()
+        }
         if let events {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -69,7 +75,33 @@ struct RunningHerald {
 
     func stop() async throws {
         await application.shutdown()
-        try await task.value
+        try await awaitEnd(of: task)
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// The end of a Herald's run, after its `shutdown()`: throws when it has not ended within `seconds`,
+/// so that a Herald that does not stop fails its test rather than holding the whole run for ever
+/// (the wait for a task's value does not end when the waiter is cancelled: raced here).
+func awaitEnd(of task: Task<Void, any Error>, within seconds: Double = 60) async throws {
+    let waiter = OnceContinuation()
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        waiter.set(continuation)
+        Task { waiter.resume(with: await task.result) }
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            waiter.resume(with: .failure(PolicyTestError("Herald did not stop within \(seconds) s")))
+        }
+    }
+}
+
+/// A continuation resumed by the first of several racers.
+private final class OnceContinuation: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Void, any Error>?>(nil)
+
+    func set(_ value: CheckedContinuation<Void, any Error>) { continuation.withLock { $0 = value } }
+
+    func resume(with result: Result<Void, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }

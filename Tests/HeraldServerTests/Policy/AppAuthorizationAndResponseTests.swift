@@ -152,7 +152,7 @@
             #expect(first.notification.request.content.categoryIdentifier == "update-actions")
 
             // While connected: at once.
-            await center.waitUntilConnected()
+            try await center.waitUntilConnected()
             _ = try await respond(#"{"action_identifier":"like-action"}"#)
             let second = try #require(await delegate.next())
             #expect(second.actionIdentifier == "like-action")
@@ -171,7 +171,7 @@
             let relaunched = try await LocalNotificationTests.center(herald)
             let again = Responses()
             relaunched.delegate = again
-            await relaunched.waitUntilConnected()
+            try await relaunched.waitUntilConnected()
             #expect(await again.next(within: 1) == nil)
             try await person.shutdown()
             try await herald.stop()

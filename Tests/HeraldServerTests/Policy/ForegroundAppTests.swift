@@ -74,7 +74,7 @@
             let center = try await LocalNotificationTests.center(herald)
             let presenter = Presenter()
             center.delegate = presenter
-            await center.waitUntilConnected()
+            try await center.waitUntilConnected()
             let client = try herald.apnsClient()
 
             let loud = try await herald.push(Self.loudPush, client: client)
@@ -127,7 +127,7 @@
             let center = try await LocalNotificationTests.center(herald)
             let mute = Mute()
             center.delegate = mute
-            await center.waitUntilConnected()
+            try await center.waitUntilConnected()
             let client = try herald.apnsClient()
 
             let unanswered = try await herald.push(Self.loudPush, client: client)

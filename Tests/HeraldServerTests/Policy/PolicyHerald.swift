@@ -48,10 +48,16 @@ struct PolicyHerald {
         let events = application.policy.events.subscribe()
         let (ready, continuation) = AsyncStream.makeStream(of: RuntimeInfo.self)
         let task = Task {
+            // A run that ends before it is ready (it threw) ends the stream: the wait below then
+            // throws its error, where it would wait for ever.
+            defer { continuation.finish() }
             try await application.run(signals: []) { runtime in continuation.yield(runtime) }
         }
         var iterator = ready.makeAsyncIterator()
-        guard let runtime = await iterator.next() else { throw CancellationError() }
+        guard let runtime = await iterator.next() else {
+            try await task.value
+            throw CancellationError()
+        }
         let herald = PolicyHerald(
             application: application, clock: clock, runtime: runtime, task: task, directory: directory, events: events
         )
@@ -141,7 +147,7 @@ struct PolicyHerald {
 
     func stop(removingData: Bool = true) async throws {
         await application.shutdown()
-        try await task.value
+        try await awaitEnd(of: task)
         if removingData { try? FileManager.default.removeItem(at: directory) }
     }
 }
