@@ -25,10 +25,11 @@ extension PostgresStore {
     /// trying to connect to a server that is away): the group-commit writer, waiting so, held every
     /// push behind it, unanswered, for as long as PostgreSQL was down. Here the connection is leased
     /// by a task of its own and handed over; the wait for it has a deadline; the query itself has none
-    /// (a commit under way is never cut short).
-    func leased<T: Sendable>(_ pool: PostgresClient, _ body: (PostgresConnection) async throws -> T) async throws
-        -> T
-    {
+    /// (a commit under way is never cut short) — but it fails when its connection closes under it
+    /// (`ConnectionWatch`).
+    func leased<T: Sendable>(
+        _ pool: PostgresClient, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         // The database is believed away (a lease timed out, or the feed's connection could not
         // connect): an operation right after that fails at once, the others wait a second only —
         // a push reads and writes several times, and each waiting its full time left providers
@@ -64,7 +65,99 @@ extension PostgresStore {
         }
         timer.cancel()
         unavailableSince.withLock { $0 = nil }
-        return try await body(connection)
+        return try await watch.run(on: connection) { try await body(connection) }
+    }
+}
+
+/// Runs operations on leased connections so that one whose connection closes under it fails at
+/// once. A query in flight when the server ends the connection never completes in PostgresNIO 1.33.2
+/// (found with gdb after PostgreSQL was restarted under load: the group-commit writer waited on such
+/// a query for ever, and every push after it with it), like its LISTEN sequence (which the feed ends
+/// the same way). So each operation runs in a task of its own, and the caller waits for whichever
+/// comes first: its result, or the connection's close — then it throws `DatabaseUnavailableError`
+/// (the provider gets 500; a commit the server made before it went away stays, as APNs's 500 allows)
+/// and the abandoned task ends whenever the driver lets it. One close callback per connection, not
+/// per operation: a connection lives for millions of operations.
+final class ConnectionWatch: Sendable {
+    private struct Watched {
+        var failures: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let watched = Mutex<(next: Int, connections: [ObjectIdentifier: Watched])>((0, [:]))
+
+    func run<T: Sendable>(
+        on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let outcome = OnceResult<T>()
+        let key = ObjectIdentifier(connection)
+        let (id, isNew) = watched.withLock { state -> (Int, Bool) in
+            state.next += 1
+            let isNew = state.connections[key] == nil
+            state.connections[key, default: Watched()].failures[state.next] = {
+                outcome.resolve(.failure(Self.connectionClosed))
+            }
+            return (state.next, isNew)
+        }
+        // (Registered after the entry exists: a connection closed already calls back at once.)
+        if isNew { connection.closeFuture.whenComplete { [self] _ in closed(key) } }
+        let task = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            outcome.resolve(result)
+        }
+        defer { watched.withLock { _ = $0.connections[key]?.failures.removeValue(forKey: id) } }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// The connection closed: every operation still running on it fails.
+    private func closed(_ key: ObjectIdentifier) {
+        let failures = watched.withLock { $0.connections.removeValue(forKey: key)?.failures.values }
+        for fail in failures.map(Array.init) ?? [] { fail() }
+    }
+
+    static let connectionClosed = DatabaseUnavailableError(
+        description: "The connection to the database closed during the operation: it is away or restarting.")
+}
+
+/// A result set once, by whichever comes first, and awaited once.
+final class OnceResult<T: Sendable>: Sendable {
+    private enum State {
+        case pending(CheckedContinuation<T, any Error>?)
+        case resolved(Result<T, any Error>)
+        case taken
+    }
+
+    private let state = Mutex(State.pending(nil))
+
+    func resolve(_ result: Result<T, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard case .pending(let waiter) = state else { return nil }
+            state = waiter == nil ? .resolved(result) : .taken
+            return waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Result<T, any Error>? in
+                switch state {
+                case .pending:
+                    state = .pending(continuation)
+                    return nil
+                case .resolved(let result):
+                    state = .taken
+                    return result
+                case .taken:
+                    return .failure(CancellationError())
+                }
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
     }
 }
 

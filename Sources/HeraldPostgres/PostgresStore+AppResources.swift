@@ -28,12 +28,12 @@ extension PostgresStore: AppResourceStore {
             throw StoreError(.invalid, "The category \(identifier) is not a JSON object.")
         }
         try await write(Self.appMessages(bundleID)) { connection in
-            try await requireApp(connection, bundleID)
+            try await self.requireApp(connection, bundleID)
             try await connection.query(
                 """
                 INSERT INTO app_categories (bundle_id, identifier, category) VALUES (\(bundleID), \(identifier), \(json))
                 ON CONFLICT (bundle_id, identifier) DO UPDATE SET category = excluded.category
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -46,14 +46,14 @@ extension PostgresStore: AppResourceStore {
         }
         let rows = categories.map { (identifier: $0.identifier, json: $0.json) }
         try await write(Self.appMessages(bundleID)) { connection in
-            try await requireApp(connection, bundleID)
-            try await connection.query("DELETE FROM app_categories WHERE bundle_id = \(bundleID)", logger: logger)
+            try await self.requireApp(connection, bundleID)
+            try await connection.query("DELETE FROM app_categories WHERE bundle_id = \(bundleID)", logger: self.logger)
             for row in rows {
                 try await connection.query(
                     """
                     INSERT INTO app_categories (bundle_id, identifier, category)
                     VALUES (\(bundleID), \(row.identifier), \(row.json))
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
         }
     }
@@ -62,7 +62,7 @@ extension PostgresStore: AppResourceStore {
         try await read { connection in
             let rows = try await connection.query(
                 "SELECT category FROM app_categories WHERE bundle_id = \(bundleID) AND identifier = \(identifier)",
-                logger: logger)
+                logger: self.logger)
             for try await json in rows.decode(String.self) {
                 return CategoryRecord(bundleID: bundleID, identifier: identifier, json: json)
             }
@@ -75,7 +75,7 @@ extension PostgresStore: AppResourceStore {
             var categories: [CategoryRecord] = []
             let rows = try await connection.query(
                 "SELECT identifier, category FROM app_categories WHERE bundle_id = \(bundleID) ORDER BY identifier",
-                logger: logger)
+                logger: self.logger)
             for try await (identifier, json) in rows.decode((String, String).self) {
                 categories.append(CategoryRecord(bundleID: bundleID, identifier: identifier, json: json))
             }
@@ -87,7 +87,7 @@ extension PostgresStore: AppResourceStore {
         try await write { connection in
             try await Self.deletes(
                 connection, "DELETE FROM app_categories WHERE bundle_id = \(bundleID) AND identifier = \(identifier)",
-                logger: logger)
+                logger: self.logger)
         }
     }
 
@@ -101,13 +101,13 @@ extension PostgresStore: AppResourceStore {
             throw StoreError(.invalid, "A .\(kind.rawValue) file needs a locale.")
         }
         try await write(Self.appMessages(bundleID)) { connection in
-            try await requireApp(connection, bundleID)
+            try await self.requireApp(connection, bundleID)
             try await connection.query(
                 """
                 INSERT INTO localization_files (bundle_id, locale, kind, name, data)
                 VALUES (\(bundleID), \(locale), \(kind.rawValue), \(name), \(data))
                 ON CONFLICT (bundle_id, locale, kind, name) DO UPDATE SET data = excluded.data
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -118,7 +118,7 @@ extension PostgresStore: AppResourceStore {
                 """
                 SELECT locale, kind, name, data FROM localization_files WHERE bundle_id = \(bundleID)
                 ORDER BY locale, kind, name
-                """, logger: logger)
+                """, logger: self.logger)
             for try await (locale, kindName, name, data) in rows.decode((String, String, String, Data).self) {
                 guard let kind = LocalizationFileKind(rawValue: kindName) else {
                     throw StoreError(.invalid, "A stored localization file has a kind this version does not know.")
@@ -139,7 +139,7 @@ extension PostgresStore: AppResourceStore {
                 """
                 DELETE FROM localization_files
                 WHERE bundle_id = \(bundleID) AND locale = \(locale) AND kind = \(kind.rawValue) AND name = \(name)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -150,21 +150,21 @@ extension PostgresStore: AppResourceStore {
             throw StoreError(.invalid, "An app icon needs an image and its type.")
         }
         try await write(Self.appMessages(icon.bundleID)) { connection in
-            try await requireApp(connection, icon.bundleID)
+            try await self.requireApp(connection, icon.bundleID)
             try await connection.query(
                 """
                 INSERT INTO app_icons (bundle_id, type, data, updated_at)
                 VALUES (\(icon.bundleID), \(icon.type), \(icon.data), \(icon.updatedAt.storedMilliseconds))
                 ON CONFLICT (bundle_id) DO UPDATE
                 SET type = excluded.type, data = excluded.data, updated_at = excluded.updated_at
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func appIcon(bundleID: String) async throws -> AppIconRecord? {
         try await read { connection in
             let rows = try await connection.query(
-                "SELECT type, data, updated_at FROM app_icons WHERE bundle_id = \(bundleID)", logger: logger)
+                "SELECT type, data, updated_at FROM app_icons WHERE bundle_id = \(bundleID)", logger: self.logger)
             for try await (type, data, updatedAt) in rows.decode((String, Data, Int64).self) {
                 return AppIconRecord(
                     bundleID: bundleID, type: type, data: data, updatedAt: Date(storedMilliseconds: updatedAt))
@@ -175,7 +175,8 @@ extension PostgresStore: AppResourceStore {
 
     public func deleteAppIcon(bundleID: String) async throws -> Bool {
         try await write { connection in
-            try await Self.deletes(connection, "DELETE FROM app_icons WHERE bundle_id = \(bundleID)", logger: logger)
+            try await Self.deletes(
+                connection, "DELETE FROM app_icons WHERE bundle_id = \(bundleID)", logger: self.logger)
         }
     }
 
@@ -186,14 +187,14 @@ extension PostgresStore: AppResourceStore {
             throw StoreError(.invalid, "A content extension needs its options as a JSON object and its HTML.")
         }
         try await write(Self.appMessages(record.bundleID)) { connection in
-            try await requireApp(connection, record.bundleID)
+            try await self.requireApp(connection, record.bundleID)
             try await connection.query(
                 """
                 INSERT INTO content_extensions (bundle_id, options, html, updated_at)
                 VALUES (\(record.bundleID), \(record.options), \(record.html), \(record.updatedAt.storedMilliseconds))
                 ON CONFLICT (bundle_id) DO UPDATE
                 SET options = excluded.options, html = excluded.html, updated_at = excluded.updated_at
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -202,7 +203,7 @@ extension PostgresStore: AppResourceStore {
             try await Self.contentExtensions(
                 connection,
                 "SELECT bundle_id, options, html, updated_at FROM content_extensions WHERE bundle_id = \(bundleID)",
-                logger: logger
+                logger: self.logger
             ).first
         }
     }
@@ -211,7 +212,7 @@ extension PostgresStore: AppResourceStore {
         try await read { connection in
             try await Self.contentExtensions(
                 connection, "SELECT bundle_id, options, html, updated_at FROM content_extensions ORDER BY bundle_id",
-                logger: logger)
+                logger: self.logger)
         }
     }
 
@@ -232,7 +233,7 @@ extension PostgresStore: AppResourceStore {
     public func deleteContentExtension(bundleID: String) async throws -> Bool {
         try await write { connection in
             try await Self.deletes(
-                connection, "DELETE FROM content_extensions WHERE bundle_id = \(bundleID)", logger: logger)
+                connection, "DELETE FROM content_extensions WHERE bundle_id = \(bundleID)", logger: self.logger)
         }
     }
 }

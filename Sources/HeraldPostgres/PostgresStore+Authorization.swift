@@ -47,9 +47,9 @@ extension PostgresStore {
             AppNotificationSettings(authorizationStatus: .notDetermined), "app settings")
         return try await write(ConstraintMessages(notFound: "The user, the device or the app does not exist.")) {
             connection in
-            try await requireUser(connection, request.userID, lock: true)
-            try await requireApp(connection, request.bundleID)
-            let stored = try await Self.appSettings(connection, userID: request.userID, logger: logger)[
+            try await self.requireUser(connection, request.userID, lock: true)
+            try await self.requireApp(connection, request.bundleID)
+            let stored = try await Self.appSettings(connection, userID: request.userID, logger: self.logger)[
                 request.bundleID]
             if let stored, stored.authorizationStatus != .notDetermined { return .determined(stored) }
             if let pending = try await Self.authorizationRequests(
@@ -57,14 +57,14 @@ extension PostgresStore {
                 """
                 SELECT \(unescaped: Self.authorizationColumns) FROM authorization_requests
                 WHERE user_id = \(request.userID) AND bundle_id = \(request.bundleID) AND answered_at IS NULL
-                """, logger: logger
+                """, logger: self.logger
             ).first {
                 return .pending(pending)
             }
             if provisional {
                 var settings = stored ?? AppNotificationSettings()
                 settings.authorizationStatus = .provisional
-                try await putAppSettings(
+                try await self.putAppSettings(
                     connection, json: try PolicyJSON.encode(settings, "app settings"), userID: request.userID,
                     bundleID: request.bundleID)
                 return .determined(settings)
@@ -74,9 +74,9 @@ extension PostgresStore {
                 INSERT INTO authorization_requests (id, device_id, bundle_id, user_id, options, requested_at)
                 VALUES (\(request.id), \(request.deviceID), \(request.bundleID), \(request.userID), \(request.options),
                     \(request.requestedAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
             if stored == nil {
-                try await putAppSettings(
+                try await self.putAppSettings(
                     connection, json: notDetermined, userID: request.userID, bundleID: request.bundleID)
             }
             var made = request
@@ -92,7 +92,7 @@ extension PostgresStore {
             try await Self.authorizationRequests(
                 connection,
                 "SELECT \(unescaped: Self.authorizationColumns) FROM authorization_requests WHERE id = \(id)",
-                logger: logger
+                logger: self.logger
             ).first
         }
     }
@@ -104,7 +104,7 @@ extension PostgresStore {
                 """
                 SELECT \(unescaped: Self.authorizationColumns) FROM authorization_requests
                 WHERE device_id = \(deviceID) AND answered_at IS NULL ORDER BY requested_at, id
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -120,15 +120,15 @@ extension PostgresStore {
                     """
                     SELECT \(unescaped: Self.authorizationColumns) FROM authorization_requests
                     WHERE id = \(id) AND answered_at IS NULL FOR UPDATE
-                    """, logger: logger
+                    """, logger: self.logger
                 ).first
             else { return nil }
             try await connection.query(
                 """
                 UPDATE authorization_requests SET answered_at = \(date.storedMilliseconds), granted = \(granted)
                 WHERE id = \(id)
-                """, logger: logger)
-            try await putAppSettings(connection, json: json, userID: pending.userID, bundleID: pending.bundleID)
+                """, logger: self.logger)
+            try await self.putAppSettings(connection, json: json, userID: pending.userID, bundleID: pending.bundleID)
             var answered = pending
             answered.answeredAt = date.roundedToStoredPrecision
             answered.granted = granted

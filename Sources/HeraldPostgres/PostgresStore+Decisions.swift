@@ -14,28 +14,28 @@ extension PostgresStore {
         let messages = ConstraintMessages(
             notFound: "The notification's device or app does not exist.", invalid: "The decision could not be stored.")
         return try await write(messages) { connection in
-            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: logger) else {
+            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: self.logger) else {
                 return nil
             }
             let released = releasedAt?.storedMilliseconds
             if current.decision == decision, current.releasedAt?.storedMilliseconds == released { return current }
-            let start = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: self.logger)
             let seq = start + 1
             try await connection.query(
                 """
                 UPDATE notifications SET disposition = \(decision.decision.disposition.rawValue), decision = \(text),
                     released_at = \(released), seq = \(seq), decided_seq = \(seq)
                 WHERE device_id = \(deviceID) AND id = \(id) AND removed_at IS NULL
-                """, logger: logger)
-            try await storeSequence(connection, seq, from: start)
-            guard let updated = try await Self.row(connection, deviceID: deviceID, id: id, logger: logger) else {
+                """, logger: self.logger)
+            try await self.storeSequence(connection, seq, from: start)
+            guard let updated = try await Self.row(connection, deviceID: deviceID, id: id, logger: self.logger) else {
                 return nil
             }
             // The app badge follows a decision that starts applying it (a held notification released).
             if let badge = AppBadgeRule.appliedBadge(updated), AppBadgeRule.appliedBadge(current) == nil {
                 var latest = AppBadgeRule.Latest()
                 latest.note(updated, badge: badge, seq: seq)
-                try await latest.store(connection, logger: logger)
+                try await latest.store(connection, logger: self.logger)
             }
             return updated
         }
@@ -58,7 +58,7 @@ extension PostgresStore {
                     AND n.disposition IN ('heldForFocus', 'heldForSummary') AND n.disposition = ANY (\(held))
                     AND NOT EXISTS (\(unescaped: Self.coveringRelease))
                 ORDER BY n.received_at, n.seq
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 }

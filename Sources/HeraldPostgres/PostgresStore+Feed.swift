@@ -84,8 +84,7 @@ extension PostgresStore: SharedDatabaseStore {
 
     /// Listens until cancelled, connecting again (after a second) when the connection is lost.
     private func relay(after cursor: Int64, to continuation: AsyncStream<SharedChange>.Continuation) async {
-        // The last seq handed on.
-        var seen = cursor
+        let progress = RelayProgress(seen: cursor)
         var attempt = 0
         while !Task.isCancelled {
             do {
@@ -99,55 +98,14 @@ extension PostgresStore: SharedDatabaseStore {
                     throw error
                 }
                 unavailableSince.withLock { $0 = nil }
+                attempt = 0
+                let session = progress.begin()
                 do {
-                    try await connection.listen(on: Self.feedChannel) { signals in
-                        // Listening now: what was committed while it was not is read first.
-                        let latest = try await latestCursor()
-                        if latest > seen {
-                            continuation.yield(try await committed(after: seen, through: latest, on: connection))
-                            seen = latest
-                        }
-                        continuation.yield(.registry)
-                        attempt = 0
-                        // The signals, until the connection closes: PostgresNIO's sequence of them
-                        // does not end when the server ends the connection (seen when PostgreSQL
-                        // stopped: the relay waited on a dead connection), so its close ends them.
-                        let (payloads, forward) = AsyncThrowingStream<String, any Error>.makeStream()
-                        let listening = Task {
-                            do {
-                                for try await notification in signals { forward.yield(notification.payload) }
-                                forward.finish()
-                            } catch {
-                                forward.finish(throwing: error)
-                            }
-                        }
-                        let watching = Task {
-                            try? await connection.closeFuture.get()
-                            forward.finish(throwing: FeedConnectionClosed())
-                        }
-                        defer {
-                            listening.cancel()
-                            watching.cancel()
-                        }
-                        for try await payload in payloads {
-                            guard let signal = FeedSignal(payload: payload) else {
-                                logger.warning(
-                                    "A signal on Herald's channel that this version does not read",
-                                    metadata: ["payload": "\(payload.prefix(80))"])
-                                continue
-                            }
-                            switch signal.kind {
-                            case .registry:
-                                // This node's cache has its own changes already.
-                                if signal.node != nodeID { continuation.yield(.registry) }
-                            case .feed:
-                                guard signal.through > seen else { continue }
-                                continuation.yield(
-                                    try await committed(
-                                        after: max(signal.from, seen), through: signal.through, on: connection))
-                                seen = signal.through
-                            }
-                        }
+                    // Under the watch: a query of this session in flight when the server ends the
+                    // connection never completes (`ConnectionWatch`); the session is then left
+                    // behind, and hands on nothing more, and a new one starts.
+                    try await watch.run(on: connection) {
+                        try await self.listen(on: connection, session: session, progress: progress, to: continuation)
                     }
                 } catch {
                     Self.closeQuietly(connection)
@@ -164,7 +122,67 @@ extension PostgresStore: SharedDatabaseStore {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+        progress.end()
         continuation.finish()
+    }
+
+    /// One listening session on `connection`: what was committed since the last seq handed on, then
+    /// each signal's range, until the connection closes.
+    private func listen(
+        on connection: PostgresConnection, session: Int, progress: RelayProgress,
+        to continuation: AsyncStream<SharedChange>.Continuation
+    ) async throws {
+        try await connection.listen(on: Self.feedChannel) { signals in
+            // Listening now: what was committed while it was not is read first.
+            let latest = try await latestCursor()
+            let seen = progress.seen
+            if latest > seen {
+                let change = try await committed(after: seen, through: latest, on: connection)
+                try progress.handOn(change, through: latest, session: session, to: continuation)
+            }
+            try progress.handOn(.registry, through: nil, session: session, to: continuation)
+            // The signals, until the connection closes: PostgresNIO's sequence of them does not end
+            // when the server ends the connection (seen when PostgreSQL stopped: the relay waited on
+            // a dead connection), so its close ends them.
+            let (payloads, forward) = AsyncThrowingStream<String, any Error>.makeStream()
+            let listening = Task {
+                do {
+                    for try await notification in signals { forward.yield(notification.payload) }
+                    forward.finish()
+                } catch {
+                    forward.finish(throwing: error)
+                }
+            }
+            let watching = Task {
+                try? await connection.closeFuture.get()
+                forward.finish(throwing: FeedConnectionClosed())
+            }
+            defer {
+                listening.cancel()
+                watching.cancel()
+            }
+            for try await payload in payloads {
+                guard let signal = FeedSignal(payload: payload) else {
+                    logger.warning(
+                        "A signal on Herald's channel that this version does not read",
+                        metadata: ["payload": "\(payload.prefix(80))"])
+                    continue
+                }
+                switch signal.kind {
+                case .registry:
+                    // This node's cache has its own changes already.
+                    if signal.node != nodeID {
+                        try progress.handOn(.registry, through: nil, session: session, to: continuation)
+                    }
+                case .feed:
+                    let seen = progress.seen
+                    guard signal.through > seen else { continue }
+                    let change = try await committed(
+                        after: max(signal.from, seen), through: signal.through, on: connection)
+                    try progress.handOn(change, through: signal.through, session: session, to: continuation)
+                }
+            }
+        }
     }
 
     /// Closes a connection without waiting: awaiting `close()` on one the server had ended never
@@ -201,6 +219,46 @@ extension PostgresStore: SharedDatabaseStore {
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: logger)
             throw error
+        }
+    }
+}
+
+/// The relay's progress, shared by its listening sessions: the last seq handed on, and which session
+/// may hand on. A session left behind (its connection closed under a query that never completes)
+/// could otherwise wake later and hand on a range out of order.
+final class RelayProgress: Sendable {
+    private let state: Mutex<(seen: Int64, session: Int)>
+
+    init(seen: Int64) {
+        state = Mutex((seen, 0))
+    }
+
+    /// The last seq handed on.
+    var seen: Int64 { state.withLock { $0.seen } }
+
+    /// A new session begins: the ones before it hand on nothing more.
+    func begin() -> Int {
+        state.withLock { state in
+            state.session += 1
+            return state.session
+        }
+    }
+
+    /// The relay ends: no session hands on anything more.
+    func end() {
+        state.withLock { $0.session += 1 }
+    }
+
+    /// Hands `change` on (and moves `seen` to `through`) if `session` is still the current one;
+    /// throws `FeedConnectionClosed` for one left behind. Under the lock, so two sessions never
+    /// interleave their ranges.
+    func handOn(
+        _ change: SharedChange, through: Int64?, session: Int, to continuation: AsyncStream<SharedChange>.Continuation
+    ) throws {
+        try state.withLock { state in
+            guard state.session == session else { throw FeedConnectionClosed() }
+            continuation.yield(change)
+            if let through { state.seen = max(state.seen, through) }
         }
     }
 }

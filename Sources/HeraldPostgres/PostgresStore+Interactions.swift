@@ -51,7 +51,7 @@ extension PostgresStore {
                 """
                 SELECT \(unescaped: Self.interactionColumns) FROM interactions
                 WHERE user_id = \(userID) AND bundle_id = \(bundleID) ORDER BY donated_at, position
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -65,7 +65,7 @@ extension PostgresStore {
                 SELECT \(unescaped: Self.interactionColumns) FROM interactions
                 WHERE user_id = \(userID) AND direction = \(direction.rawValue)
                 ORDER BY donated_at DESC, position DESC LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -81,7 +81,7 @@ extension PostgresStore {
                     DELETE FROM interactions WHERE user_id = \(userID) AND bundle_id = \(bundleID)
                         AND identifier = ANY (\(identifiers))
                     RETURNING identifier
-                    """, logger: logger)
+                    """, logger: self.logger)
             } else if let groupIdentifier {
                 deleted = try await Self.json(
                     connection,
@@ -89,12 +89,12 @@ extension PostgresStore {
                     DELETE FROM interactions WHERE user_id = \(userID) AND bundle_id = \(bundleID)
                         AND group_identifier = \(groupIdentifier)
                     RETURNING identifier
-                    """, logger: logger)
+                    """, logger: self.logger)
             } else {
                 deleted = try await Self.json(
                     connection,
                     "DELETE FROM interactions WHERE user_id = \(userID) AND bundle_id = \(bundleID) RETURNING identifier",
-                    logger: logger)
+                    logger: self.logger)
             }
             return deleted.count
         }
@@ -109,10 +109,10 @@ extension PostgresStore: AttachmentStore {
             // The app's row locked: two nodes adding at once both count the other's bytes.
             var found = false
             for try await _ in try await connection.query(
-                "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID) FOR NO KEY UPDATE", logger: logger
+                "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID) FOR NO KEY UPDATE", logger: self.logger
             ).decode(Int32.self) { found = true }
             guard found else { throw StoreError(.notFound, "The device or the app does not exist.") }
-            let used = try await Self.bytes(connection, bundleID: record.bundleID, logger: logger)
+            let used = try await Self.bytes(connection, bundleID: record.bundleID, logger: self.logger)
             guard used + record.size <= quota else {
                 throw StoreError(
                     .conflict,
@@ -123,7 +123,7 @@ extension PostgresStore: AttachmentStore {
                 INSERT INTO attachments (id, bundle_id, device_id, identifier, type, size, created_at, linked_at)
                 VALUES (\(record.id), \(record.bundleID), \(record.deviceID), \(record.identifier), \(record.type),
                     \(record.size), \(record.createdAt.storedMilliseconds), \(record.linkedAt?.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -153,7 +153,7 @@ extension PostgresStore: AttachmentStore {
             try await Self.attachments(
                 connection,
                 "SELECT \(unescaped: Self.attachmentColumns) FROM attachments a WHERE a.id = ANY (\(ids))",
-                logger: logger)
+                logger: self.logger)
         }
     }
 
@@ -182,7 +182,7 @@ extension PostgresStore: AttachmentStore {
                     WHERE r.device_id = a.device_id AND r.bundle_id = a.bundle_id
                         AND (r.content::jsonb -> 'attachments') @> jsonb_build_array(jsonb_build_object('id', a.id)))
                 ORDER BY a.created_at LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -192,7 +192,7 @@ extension PostgresStore: AttachmentStore {
     }
 
     public func attachmentBytes(bundleID: String) async throws -> Int {
-        try await read { connection in try await Self.bytes(connection, bundleID: bundleID, logger: logger) }
+        try await read { connection in try await Self.bytes(connection, bundleID: bundleID, logger: self.logger) }
     }
 
     private static func bytes(_ connection: PostgresConnection, bundleID: String, logger: Logger) async throws -> Int {

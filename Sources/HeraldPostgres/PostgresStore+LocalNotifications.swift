@@ -18,10 +18,10 @@ extension PostgresStore: LocalNotificationStore {
             conflict: "Another credential already has this token.",
             notFound: "There is no device \(record.deviceID) or no app \(record.bundleID).")
         try await write(messages) { connection in
-            try await requireDevice(connection, record.deviceID)
-            try await requireApp(connection, record.bundleID)
+            try await self.requireDevice(connection, record.deviceID)
+            try await self.requireApp(connection, record.bundleID)
             if try await Self.exists(
-                connection, "SELECT 1 FROM app_credentials WHERE token_digest = \(tokenDigest)", logger: logger)
+                connection, "SELECT 1 FROM app_credentials WHERE token_digest = \(tokenDigest)", logger: self.logger)
             {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -29,7 +29,7 @@ extension PostgresStore: LocalNotificationStore {
                 """
                 INSERT INTO app_credentials (token_digest, device_id, bundle_id, created_at)
                 VALUES (\(tokenDigest), \(record.deviceID), \(record.bundleID), \(record.createdAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -40,7 +40,7 @@ extension PostgresStore: LocalNotificationStore {
                 SELECT c.device_id, c.bundle_id, d.user_id, c.created_at
                 FROM app_credentials c JOIN devices d ON d.device_id = c.device_id
                 WHERE c.token_digest = \(tokenDigest)
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String, String, String, Int64).self) {
                 return AppCredentialRecord(
                     deviceID: deviceID, bundleID: bundleID, userID: userID,
@@ -80,14 +80,14 @@ extension PostgresStore: LocalNotificationStore {
         let messages = ConstraintMessages(notFound: "The request's device or app does not exist.")
         return try await write(messages) { connection in
             // The device's requests change one transaction at a time, on any node.
-            try await requireDevice(connection, request.deviceID, lock: true)
-            try await requireApp(connection, request.bundleID)
+            try await self.requireDevice(connection, request.deviceID, lock: true)
+            try await self.requireApp(connection, request.bundleID)
             try await connection.query(
                 """
                 DELETE FROM local_requests
                 WHERE device_id = \(request.deviceID) AND bundle_id = \(request.bundleID)
                     AND identifier = \(request.identifier)
-                """, logger: logger)
+                """, logger: self.logger)
             var revision: Int64 = 0
             for try await value in try await connection.query(
                 """
@@ -97,7 +97,7 @@ extension PostgresStore: LocalNotificationStore {
                     \(request.payload), \(request.trigger), \(request.addedAt.storedMilliseconds),
                     \(request.nextFireAt?.storedMilliseconds))
                 RETURNING revision
-                """, logger: logger
+                """, logger: self.logger
             ).decode(Int64.self) {
                 revision = value
             }
@@ -114,7 +114,7 @@ extension PostgresStore: LocalNotificationStore {
                     WHERE device_id = \(request.deviceID) AND bundle_id = \(request.bundleID)
                     ORDER BY revision DESC OFFSET \(limit))
                 RETURNING identifier
-                """, logger: logger)
+                """, logger: self.logger)
             return (stored, dropped.sorted())
         }
     }
@@ -126,7 +126,7 @@ extension PostgresStore: LocalNotificationStore {
                 """
                 SELECT \(unescaped: Self.requestColumns) FROM local_requests
                 WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) ORDER BY revision
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -142,14 +142,14 @@ extension PostgresStore: LocalNotificationStore {
                     DELETE FROM local_requests WHERE device_id = \(deviceID) AND bundle_id = \(bundleID)
                         AND identifier = ANY (\(identifiers))
                     RETURNING identifier
-                    """, logger: logger)
+                    """, logger: self.logger)
             } else {
                 removed = try await Self.json(
                     connection,
                     """
                     DELETE FROM local_requests WHERE device_id = \(deviceID) AND bundle_id = \(bundleID)
                     RETURNING identifier
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             return removed.sorted()
         }
@@ -163,7 +163,7 @@ extension PostgresStore: LocalNotificationStore {
                 SELECT \(unescaped: Self.requestColumns) FROM local_requests
                 WHERE next_fire_at IS NOT NULL AND next_fire_at <= \(date.storedMilliseconds)
                 ORDER BY next_fire_at, revision LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -174,14 +174,14 @@ extension PostgresStore: LocalNotificationStore {
                 """
                 SELECT \(unescaped: Self.requestColumns) FROM local_requests
                 WHERE device_id = \(deviceID) AND (trigger::jsonb ->> 'type') = 'location' ORDER BY revision
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func nextLocalRequestFireDate() async throws -> Date? {
         try await read { connection in
             for try await value in try await connection.query(
-                "SELECT min(next_fire_at) FROM local_requests WHERE next_fire_at IS NOT NULL", logger: logger
+                "SELECT min(next_fire_at) FROM local_requests WHERE next_fire_at IS NOT NULL", logger: self.logger
             ).decode(Int64?.self) {
                 return value.map(Date.init(storedMilliseconds:))
             }
@@ -197,7 +197,7 @@ extension PostgresStore: LocalNotificationStore {
         return try await write(messages) { connection in
             // Firings of every node take turns from here (the insert takes this lock anyway): the
             // check below sees what an earlier firing of the same request committed.
-            _ = try await Self.lockSequence(connection, logger: logger)
+            _ = try await Self.lockSequence(connection, logger: self.logger)
             var notifications: [StoredNotification] = []
             for delivery in deliveries {
                 let notification = delivery.notification
@@ -205,7 +205,7 @@ extension PostgresStore: LocalNotificationStore {
                     var pending = false
                     var nextFireAt: Int64?
                     for try await value in try await connection.query(
-                        "SELECT next_fire_at FROM local_requests WHERE revision = \(revision)", logger: logger
+                        "SELECT next_fire_at FROM local_requests WHERE revision = \(revision)", logger: self.logger
                     ).decode(Int64?.self) {
                         pending = true
                         nextFireAt = value
@@ -218,10 +218,10 @@ extension PostgresStore: LocalNotificationStore {
                             """
                             UPDATE local_requests SET next_fire_at = \(next.storedMilliseconds)
                             WHERE revision = \(revision)
-                            """, logger: logger)
+                            """, logger: self.logger)
                     } else if !delivery.keepsRequest {
                         try await connection.query(
-                            "DELETE FROM local_requests WHERE revision = \(revision)", logger: logger)
+                            "DELETE FROM local_requests WHERE revision = \(revision)", logger: self.logger)
                     }
                 } else {
                     try await connection.query(
@@ -229,7 +229,7 @@ extension PostgresStore: LocalNotificationStore {
                         DELETE FROM local_requests
                         WHERE device_id = \(notification.deviceID) AND bundle_id = \(notification.bundleID)
                             AND identifier = \(delivery.identifier)
-                        """, logger: logger)
+                        """, logger: self.logger)
                 }
                 try await connection.query(
                     """
@@ -238,11 +238,11 @@ extension PostgresStore: LocalNotificationStore {
                         \(delivery.identifier), \(delivery.trigger))
                     ON CONFLICT (device_id, id) DO UPDATE SET bundle_id = excluded.bundle_id,
                         identifier = excluded.identifier, trigger = excluded.trigger
-                    """, logger: logger)
+                    """, logger: self.logger)
                 notifications.append(notification)
             }
             guard !notifications.isEmpty else { return [] }
-            return try await insert(notifications, connection)
+            return try await self.insert(notifications, connection)
         }
     }
 
@@ -260,7 +260,7 @@ extension PostgresStore: LocalNotificationStore {
                 WHERE n.device_id = \(deviceID) AND n.bundle_id = \(bundleID) AND n.removed_at IS NULL
                     AND n.dismissed_at IS NULL AND (n.disposition IS NULL OR n.disposition <> 'notDelivered')
                 ORDER BY n.received_at, n.seq
-                """, logger: logger)
+                """, logger: self.logger)
             {
                 let notification = try Self.decodeNotification(row)
                 // After the row's columns and the summary overlay's: the local delivery's identifier and trigger.
@@ -279,7 +279,7 @@ extension PostgresStore: LocalNotificationStore {
         async throws -> [AppNotificationRecord]
     {
         try await write { connection in
-            let start = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: self.logger)
             var seq = start
             var matches: [(id: String, identifier: String?, trigger: String?)] = []
             for try await match in try await connection.query(
@@ -289,7 +289,7 @@ extension PostgresStore: LocalNotificationStore {
                 WHERE n.device_id = \(deviceID) AND n.bundle_id = \(bundleID) AND n.removed_at IS NULL
                     AND (\(identifiers)::TEXT[] IS NULL OR COALESCE(l.identifier, n.id) = ANY (\(identifiers)::TEXT[]))
                 ORDER BY n.seq
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String, String?, String?).self) {
                 matches.append(match)
             }
@@ -300,15 +300,15 @@ extension PostgresStore: LocalNotificationStore {
                     """
                     UPDATE notifications SET removed_at = \(date.storedMilliseconds), seq = \(seq)
                     WHERE device_id = \(deviceID) AND id = \(match.id)
-                    """, logger: logger)
-                if let row = try await Self.row(connection, deviceID: deviceID, id: match.id, logger: logger) {
+                    """, logger: self.logger)
+                if let row = try await Self.row(connection, deviceID: deviceID, id: match.id, logger: self.logger) {
                     removed.append(
                         AppNotificationRecord(
                             identifier: match.identifier ?? match.id, isLocal: match.identifier != nil,
                             trigger: match.trigger, notification: row))
                 }
             }
-            try await storeSequence(connection, seq, from: start)
+            try await self.storeSequence(connection, seq, from: start)
             return removed
         }
     }
@@ -316,7 +316,7 @@ extension PostgresStore: LocalNotificationStore {
     public func setAppBadge(deviceID: String, bundleID: String, badge: Int) async throws {
         guard badge >= 0 else { throw StoreError(.invalid, "A badge must not be negative.") }
         try await write(ConstraintMessages(notFound: "The device or the app does not exist.")) { connection in
-            let seq = try await Self.lockSequence(connection, logger: logger)
+            let seq = try await Self.lockSequence(connection, logger: self.logger)
             // The badge is the app's own, not a notification's: `notification_id` is empty.
             try await connection.query(
                 """
@@ -324,7 +324,7 @@ extension PostgresStore: LocalNotificationStore {
                 VALUES (\(deviceID), \(bundleID), \(badge), '', \(seq))
                 ON CONFLICT (device_id, bundle_id) DO UPDATE SET
                     badge = excluded.badge, notification_id = '', seq = excluded.seq
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 

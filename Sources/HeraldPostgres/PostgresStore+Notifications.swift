@@ -73,7 +73,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     public func latestCursor() async throws -> Int64 {
         try await read { connection in
             for try await value in try await connection.query(
-                "SELECT value FROM herald_sequence FOR UPDATE", logger: logger
+                "SELECT value FROM herald_sequence FOR UPDATE", logger: self.logger
             )
             .decode(Int64.self) {
                 return value
@@ -87,7 +87,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     public func insert(_ notifications: [StoredNotification]) async throws -> [StoredNotification] {
         guard !notifications.isEmpty else { return [] }
         return try await write(Self.insertMessages) { connection in
-            try await insert(notifications, connection)
+            try await self.insert(notifications, connection)
         }
     }
 
@@ -199,7 +199,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                 \(unescaped: Self.selectNotifications)
                 WHERE n.device_id = \(deviceID) AND n.seq > \(cursor) AND \(unescaped: Self.deliverable(now: now))
                 ORDER BY n.seq LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -215,12 +215,13 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                 WHERE n.device_id = \(deviceID) AND n.seq > \(cursor) AND n.removed_at IS NULL
                     AND \(unescaped: Self.deliverable(now: now))
                 ORDER BY n.seq LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func notification(deviceID: String, id: String) async throws -> StoredNotification? {
-        try await read { connection in try await Self.live(connection, deviceID: deviceID, id: id, logger: logger) }
+        try await read { connection in try await Self.live(connection, deviceID: deviceID, id: id, logger: self.logger)
+        }
     }
 
     static func live(_ connection: PostgresConnection, deviceID: String, id: String, logger: Logger) async throws
@@ -262,22 +263,22 @@ extension PostgresStore: NotificationListStore, DecisionStore {
     /// (tombstones included); the notification unchanged when it carries the mark already.
     private func mark(
         _ column: String, deviceID: String, id: String, at date: Date,
-        isSet: @Sendable (StoredNotification) -> Bool
+        isSet: @escaping @Sendable (StoredNotification) -> Bool
     ) async throws -> StoredNotification? {
         try await write { connection in
-            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: logger) else {
+            guard let current = try await Self.live(connection, deviceID: deviceID, id: id, logger: self.logger) else {
                 return nil
             }
             if isSet(current) { return current }
-            let start = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: self.logger)
             let seq = start + 1
             try await connection.query(
                 """
                 UPDATE notifications SET \(unescaped: column) = \(date.storedMilliseconds), seq = \(seq)
                 WHERE device_id = \(deviceID) AND id = \(id)
-                """, logger: logger)
-            try await storeSequence(connection, seq, from: start)
-            return try await Self.row(connection, deviceID: deviceID, id: id, logger: logger)
+                """, logger: self.logger)
+            try await self.storeSequence(connection, seq, from: start)
+            return try await Self.row(connection, deviceID: deviceID, id: id, logger: self.logger)
         }
     }
 
@@ -300,7 +301,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                 SELECT count(*) FROM notifications
                 WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) AND thread_key IS NOT DISTINCT FROM \(thread)
                     AND removed_at IS NULL AND (disposition IS NULL OR disposition <> 'notDelivered')
-                """, logger: logger
+                """, logger: self.logger
             ).decode(Int.self) {
                 return count
             }
@@ -315,7 +316,7 @@ extension PostgresStore: NotificationListStore, DecisionStore {
                 """
                 SELECT device_id, bundle_id, badge, notification_id, seq FROM device_app_badges
                 WHERE device_id = \(deviceID) ORDER BY bundle_id
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String, String, Int, String, Int64).self) {
                 badges.append(
                     AppBadgeRecord(

@@ -11,9 +11,9 @@ extension PostgresStore: RegistryStore {
     public func registrySnapshot() async throws -> RegistrySnapshot {
         try await read { connection in
             RegistrySnapshot(
-                keys: try await Self.keys(connection, logger: logger),
-                apps: try await Self.apps(connection, logger: logger),
-                tokens: try await Self.tokens(connection, deviceID: nil, logger: logger))
+                keys: try await Self.keys(connection, logger: self.logger),
+                apps: try await Self.apps(connection, logger: self.logger),
+                tokens: try await Self.tokens(connection, deviceID: nil, logger: self.logger))
         }
     }
 
@@ -22,13 +22,15 @@ extension PostgresStore: RegistryStore {
     public func createTeam(_ team: Team) async throws {
         let conflict = "A team with id \(team.teamID) already exists."
         try await write(ConstraintMessages(conflict: conflict)) { connection in
-            try await notifyRegistryChange(connection)
-            if try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(team.teamID)", logger: logger) {
+            try await self.notifyRegistryChange(connection)
+            if try await Self.exists(
+                connection, "SELECT 1 FROM teams WHERE team_id = \(team.teamID)", logger: self.logger)
+            {
                 throw StoreError(.conflict, conflict)
             }
             try await connection.query(
                 "INSERT INTO teams (team_id, name, created_at) VALUES (\(team.teamID), \(team.name), \(team.createdAt.storedMilliseconds))",
-                logger: logger)
+                logger: self.logger)
         }
     }
 
@@ -36,7 +38,7 @@ extension PostgresStore: RegistryStore {
         try await read { connection in
             var teams: [Team] = []
             let rows = try await connection.query(
-                "SELECT team_id, name, created_at FROM teams ORDER BY created_at, team_id", logger: logger)
+                "SELECT team_id, name, created_at FROM teams ORDER BY created_at, team_id", logger: self.logger)
             for try await (teamID, name, createdAt) in rows.decode((String, String, Int64).self) {
                 teams.append(Team(teamID: teamID, name: name, createdAt: Date(storedMilliseconds: createdAt)))
             }
@@ -48,11 +50,13 @@ extension PostgresStore: RegistryStore {
         let messages = ConstraintMessages(
             conflict: "A key with id \(key.keyID) already exists.", notFound: "There is no team with id \(key.teamID).")
         try await write(messages) { connection in
-            try await notifyRegistryChange(connection)
-            guard try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(key.teamID)", logger: logger)
+            try await self.notifyRegistryChange(connection)
+            guard
+                try await Self.exists(
+                    connection, "SELECT 1 FROM teams WHERE team_id = \(key.teamID)", logger: self.logger)
             else { throw StoreError(.notFound, messages.notFound) }
             if try await Self.exists(
-                connection, "SELECT 1 FROM signing_keys WHERE key_id = \(key.keyID)", logger: logger)
+                connection, "SELECT 1 FROM signing_keys WHERE key_id = \(key.keyID)", logger: self.logger)
             {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -60,12 +64,12 @@ extension PostgresStore: RegistryStore {
                 """
                 INSERT INTO signing_keys (key_id, team_id, topics, public_key_pem, created_at)
                 VALUES (\(key.keyID), \(key.teamID), \(key.topics), \(key.publicKeyPEM), \(key.createdAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func keys() async throws -> [SigningKey] {
-        try await read { connection in try await Self.keys(connection, logger: logger) }
+        try await read { connection in try await Self.keys(connection, logger: self.logger) }
     }
 
     static func keys(_ connection: PostgresConnection, logger: Logger) async throws -> [SigningKey] {
@@ -91,10 +95,13 @@ extension PostgresStore: RegistryStore {
             conflict: "An app with bundle id \(app.bundleID) already exists.",
             notFound: "There is no team with id \(app.teamID).")
         try await write(messages) { connection in
-            try await notifyRegistryChange(connection)
-            guard try await Self.exists(connection, "SELECT 1 FROM teams WHERE team_id = \(app.teamID)", logger: logger)
+            try await self.notifyRegistryChange(connection)
+            guard
+                try await Self.exists(
+                    connection, "SELECT 1 FROM teams WHERE team_id = \(app.teamID)", logger: self.logger)
             else { throw StoreError(.notFound, messages.notFound) }
-            if try await Self.exists(connection, "SELECT 1 FROM apps WHERE bundle_id = \(app.bundleID)", logger: logger)
+            if try await Self.exists(
+                connection, "SELECT 1 FROM apps WHERE bundle_id = \(app.bundleID)", logger: self.logger)
             {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -104,12 +111,12 @@ extension PostgresStore: RegistryStore {
                 INSERT INTO apps (bundle_id, team_id, name, time_sensitive, critical_alerts, communication, created_at)
                 VALUES (\(app.bundleID), \(app.teamID), \(app.name), \(entitlements.timeSensitive),
                         \(entitlements.criticalAlerts), \(entitlements.communication), \(app.createdAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func apps() async throws -> [App] {
-        try await read { connection in try await Self.apps(connection, logger: logger) }
+        try await read { connection in try await Self.apps(connection, logger: self.logger) }
     }
 
     static func apps(_ connection: PostgresConnection, logger: Logger) async throws -> [App] {
@@ -137,12 +144,14 @@ extension PostgresStore: RegistryStore {
     public func createUser(_ user: User, tokenDigest: String) async throws {
         let messages = ConstraintMessages(conflict: "A user with id \(user.userID) already exists.")
         try await write(messages) { connection in
-            try await notifyRegistryChange(connection)
-            if try await Self.exists(connection, "SELECT 1 FROM users WHERE user_id = \(user.userID)", logger: logger) {
+            try await self.notifyRegistryChange(connection)
+            if try await Self.exists(
+                connection, "SELECT 1 FROM users WHERE user_id = \(user.userID)", logger: self.logger)
+            {
                 throw StoreError(.conflict, messages.conflict)
             }
             if try await Self.exists(
-                connection, "SELECT 1 FROM users WHERE token_digest = \(tokenDigest)", logger: logger)
+                connection, "SELECT 1 FROM users WHERE token_digest = \(tokenDigest)", logger: self.logger)
             {
                 throw StoreError(.conflict, "Another user already has this token.")
             }
@@ -150,14 +159,15 @@ extension PostgresStore: RegistryStore {
                 """
                 INSERT INTO users (user_id, name, token_digest, created_at)
                 VALUES (\(user.userID), \(user.name), \(tokenDigest), \(user.createdAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func users() async throws -> [User] {
         try await read { connection in
             try await Self.users(
-                connection, "SELECT user_id, name, created_at FROM users ORDER BY created_at, user_id", logger: logger)
+                connection, "SELECT user_id, name, created_at FROM users ORDER BY created_at, user_id",
+                logger: self.logger)
         }
     }
 
@@ -165,7 +175,7 @@ extension PostgresStore: RegistryStore {
         try await read { connection in
             try await Self.users(
                 connection, "SELECT user_id, name, created_at FROM users WHERE token_digest = \(tokenDigest)",
-                logger: logger
+                logger: self.logger
             ).first
         }
     }
@@ -187,13 +197,13 @@ extension PostgresStore: RegistryStore {
             conflict: "A device with id \(device.deviceID) already exists.",
             notFound: "There is no user with id \(device.userID).")
         try await write(messages) { connection in
-            try await notifyRegistryChange(connection)
+            try await self.notifyRegistryChange(connection)
             guard
                 try await Self.exists(
-                    connection, "SELECT 1 FROM users WHERE user_id = \(device.userID)", logger: logger)
+                    connection, "SELECT 1 FROM users WHERE user_id = \(device.userID)", logger: self.logger)
             else { throw StoreError(.notFound, messages.notFound) }
             if try await Self.exists(
-                connection, "SELECT 1 FROM devices WHERE device_id = \(device.deviceID)", logger: logger)
+                connection, "SELECT 1 FROM devices WHERE device_id = \(device.deviceID)", logger: self.logger)
             {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -201,7 +211,7 @@ extension PostgresStore: RegistryStore {
                 """
                 INSERT INTO devices (device_id, user_id, name, created_at)
                 VALUES (\(device.deviceID), \(device.userID), \(device.name), \(device.createdAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -209,7 +219,7 @@ extension PostgresStore: RegistryStore {
         try await read { connection in
             try await Self.devices(
                 connection, "SELECT device_id, user_id, name, created_at FROM devices WHERE device_id = \(id)",
-                logger: logger
+                logger: self.logger
             ).first
         }
     }
@@ -222,11 +232,11 @@ extension PostgresStore: RegistryStore {
                     """
                     SELECT device_id, user_id, name, created_at FROM devices WHERE user_id = \(userID)
                     ORDER BY created_at, device_id
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             return try await Self.devices(
                 connection, "SELECT device_id, user_id, name, created_at FROM devices ORDER BY created_at, device_id",
-                logger: logger)
+                logger: self.logger)
         }
     }
 
@@ -250,17 +260,17 @@ extension PostgresStore: RegistryStore {
         let messages = ConstraintMessages(
             conflict: "This device token is already registered.", notFound: "The device or the app does not exist.")
         return try await write(messages) { connection in
-            try await notifyRegistryChange(connection)
+            try await self.notifyRegistryChange(connection)
             guard
                 try await Self.exists(
-                    connection, "SELECT 1 FROM devices WHERE device_id = \(record.deviceID)", logger: logger)
+                    connection, "SELECT 1 FROM devices WHERE device_id = \(record.deviceID)", logger: self.logger)
             else { throw StoreError(.notFound, "There is no device with id \(record.deviceID).") }
             guard
                 try await Self.exists(
-                    connection, "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID)", logger: logger)
+                    connection, "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID)", logger: self.logger)
             else { throw StoreError(.notFound, "There is no app with bundle id \(record.bundleID).") }
             if try await Self.exists(
-                connection, "SELECT 1 FROM device_tokens WHERE token = \(record.token)", logger: logger)
+                connection, "SELECT 1 FROM device_tokens WHERE token = \(record.token)", logger: self.logger)
             {
                 throw StoreError(.conflict, messages.conflict)
             }
@@ -272,7 +282,7 @@ extension PostgresStore: RegistryStore {
                     UPDATE device_tokens SET unregistered_at = \(record.createdAt.storedMilliseconds)
                     WHERE device_id = \(record.deviceID) AND bundle_id = \(record.bundleID) AND unregistered_at IS NULL
                     RETURNING \(unescaped: Self.tokenColumns)
-                    """, logger: logger
+                    """, logger: self.logger
                 ).first
             }
             try await connection.query(
@@ -280,27 +290,27 @@ extension PostgresStore: RegistryStore {
                 INSERT INTO device_tokens (token, device_id, bundle_id, created_at, unregistered_at)
                 VALUES (\(record.token), \(record.deviceID), \(record.bundleID), \(record.createdAt.storedMilliseconds),
                         \(record.unregisteredAt?.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
             return unregistered
         }
     }
 
     public func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord? {
         try await write { connection in
-            try await notifyRegistryChange(connection)
+            try await self.notifyRegistryChange(connection)
             return try await Self.tokens(
                 connection,
                 """
                 UPDATE device_tokens SET unregistered_at = COALESCE(unregistered_at, \(date.storedMilliseconds))
                 WHERE token = \(token)
                 RETURNING \(unescaped: Self.tokenColumns)
-                """, logger: logger
+                """, logger: self.logger
             ).first
         }
     }
 
     public func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] {
-        try await read { connection in try await Self.tokens(connection, deviceID: deviceID, logger: logger) }
+        try await read { connection in try await Self.tokens(connection, deviceID: deviceID, logger: self.logger) }
     }
 
     static let tokenColumns = "token, device_id, bundle_id, created_at, unregistered_at"

@@ -18,13 +18,13 @@ extension PostgresStore {
                 VALUES (\(response.id), \(response.deviceID), \(response.bundleID), \(response.notificationID),
                     \(response.actionIdentifier), \(response.userText), \(response.notificationJSON),
                     \(response.respondedAt.storedMilliseconds))
-                """, logger: logger)
+                """, logger: self.logger)
             try await connection.query(
                 """
                 INSERT INTO webhook_deliveries (id, bundle_id, body, next_attempt_at)
                 SELECT \(response.id), bundle_id, \(webhookBody), \(response.respondedAt.storedMilliseconds)
                 FROM app_webhooks WHERE bundle_id = \(response.bundleID)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -43,7 +43,7 @@ extension PostgresStore {
                         ORDER BY position LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                     RETURNING position, id, device_id, bundle_id, notification_id, action_identifier, user_text,
                         notification, responded_at, delivered_at
-                    """, logger: logger
+                    """, logger: self.logger
                 ).decode((Int64, String, String, String, String, String, String?, String, Int64, Int64?).self)
             {
                 claimed.append(
@@ -64,14 +64,14 @@ extension PostgresStore {
 
     public func setAppWebhook(_ webhook: AppWebhookRecord) async throws {
         try await write(ConstraintMessages(notFound: "The app does not exist.")) { connection in
-            try await requireApp(connection, webhook.bundleID)
+            try await self.requireApp(connection, webhook.bundleID)
             try await connection.query(
                 """
                 INSERT INTO app_webhooks (bundle_id, url, secret, created_at)
                 VALUES (\(webhook.bundleID), \(webhook.url), \(webhook.secret), \(webhook.createdAt.storedMilliseconds))
                 ON CONFLICT (bundle_id) DO UPDATE SET
                     url = excluded.url, secret = excluded.secret, created_at = excluded.created_at
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -79,7 +79,7 @@ extension PostgresStore {
         try await snapshot { connection in
             var found: AppWebhookRecord?
             for try await (url, secret, createdAt) in try await connection.query(
-                "SELECT url, secret, created_at FROM app_webhooks WHERE bundle_id = \(bundleID)", logger: logger
+                "SELECT url, secret, created_at FROM app_webhooks WHERE bundle_id = \(bundleID)", logger: self.logger
             ).decode((String, String, Int64).self) {
                 found = AppWebhookRecord(
                     bundleID: bundleID, url: url, secret: secret, createdAt: Date(storedMilliseconds: createdAt))
@@ -91,7 +91,7 @@ extension PostgresStore {
                 """
                 SELECT count(*) FILTER (WHERE delivered_at IS NULL), count(*) FILTER (WHERE delivered_at IS NOT NULL)
                 FROM webhook_deliveries WHERE bundle_id = \(bundleID)
-                """, logger: logger
+                """, logger: self.logger
             ).decode((Int, Int).self) {
                 pending = waiting
                 delivered = done
@@ -102,7 +102,7 @@ extension PostgresStore {
                 """
                 SELECT last_error, last_failed_at FROM webhook_deliveries
                 WHERE bundle_id = \(bundleID) AND last_failed_at IS NOT NULL ORDER BY last_failed_at DESC LIMIT 1
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String?, Int64).self) {
                 lastError = error
                 lastFailedAt = Date(storedMilliseconds: failedAt)
@@ -118,24 +118,37 @@ extension PostgresStore {
         try await write { connection in
             try await connection.query(
                 "DELETE FROM webhook_deliveries WHERE bundle_id = \(bundleID) AND delivered_at IS NULL",
-                logger: logger)
+                logger: self.logger)
             return try await Self.json(
                 connection, "DELETE FROM app_webhooks WHERE bundle_id = \(bundleID) RETURNING bundle_id",
-                logger: logger
+                logger: self.logger
             ).count > 0
         }
     }
 
-    public func dueWebhookDeliveries(through date: Date, limit: Int) async throws -> [WebhookDelivery] {
-        try await read { connection in
+    /// The due rows locked `SKIP LOCKED`: two nodes claiming at once take different deliveries.
+    public func claimDueWebhookDeliveries(through date: Date, leaseEnd: Date, limit: Int) async throws
+        -> [WebhookDelivery]
+    {
+        try await write { connection in
             var deliveries: [WebhookDelivery] = []
             for try await (id, bundleID, url, secret, body, attempts, nextAttemptAt) in try await connection.query(
                 """
-                SELECT d.id, d.bundle_id, w.url, w.secret, d.body, d.attempts, d.next_attempt_at
-                FROM webhook_deliveries d JOIN app_webhooks w ON w.bundle_id = d.bundle_id
-                WHERE d.delivered_at IS NULL AND d.next_attempt_at <= \(date.storedMilliseconds)
-                ORDER BY d.next_attempt_at, d.id LIMIT \(limit)
-                """, logger: logger
+                WITH due AS (
+                    SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+                    JOIN app_webhooks w ON w.bundle_id = d.bundle_id
+                    WHERE d.delivered_at IS NULL AND d.next_attempt_at <= \(date.storedMilliseconds)
+                    ORDER BY d.next_attempt_at, d.id LIMIT \(limit)
+                    FOR UPDATE OF d SKIP LOCKED
+                ), claimed AS (
+                    UPDATE webhook_deliveries d SET next_attempt_at = \(leaseEnd.storedMilliseconds)
+                    FROM due WHERE d.id = due.id
+                    RETURNING d.id, d.bundle_id, d.body, d.attempts, due.next_attempt_at
+                )
+                SELECT c.id, c.bundle_id, w.url, w.secret, c.body, c.attempts, c.next_attempt_at
+                FROM claimed c JOIN app_webhooks w ON w.bundle_id = c.bundle_id
+                ORDER BY c.next_attempt_at, c.id
+                """, logger: self.logger
             ).decode((String, String, String, String, String, Int, Int64).self) {
                 deliveries.append(
                     WebhookDelivery(
@@ -149,7 +162,7 @@ extension PostgresStore {
     public func nextWebhookAttempt() async throws -> Date? {
         try await read { connection in
             for try await value in try await connection.query(
-                "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE delivered_at IS NULL", logger: logger
+                "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE delivered_at IS NULL", logger: self.logger
             ).decode(Int64?.self) {
                 return value.map(Date.init(storedMilliseconds:))
             }

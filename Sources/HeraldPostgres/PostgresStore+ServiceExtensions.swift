@@ -14,7 +14,7 @@ extension PostgresStore: ServiceExtensionStore {
         try await write(ConstraintMessages(notFound: "The app does not exist.")) { connection in
             guard
                 try await Self.exists(
-                    connection, "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID)", logger: logger)
+                    connection, "SELECT 1 FROM apps WHERE bundle_id = \(record.bundleID)", logger: self.logger)
             else { throw StoreError(.notFound, "The app does not exist.") }
             try await connection.query(
                 """
@@ -27,7 +27,7 @@ extension PostgresStore: ServiceExtensionStore {
                     url = excluded.url, timeout_ms = excluded.timeout_ms,
                     memory_limit_bytes = excluded.memory_limit_bytes, processes = excluded.processes,
                     created_at = excluded.created_at, secret = excluded.secret
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -39,7 +39,7 @@ extension PostgresStore: ServiceExtensionStore {
                 SELECT bundle_id, executable, arguments, url, timeout_ms, memory_limit_bytes, processes,
                     created_at, secret
                 FROM service_extensions ORDER BY bundle_id
-                """, logger: logger)
+                """, logger: self.logger)
             for try await (bundleID, executable, arguments, url, timeout, memory, processes, createdAt, secret)
                 in rows.decode((String, String?, [String], String?, Int, Int, Int, Int64, String?).self)
             {
@@ -59,7 +59,7 @@ extension PostgresStore: ServiceExtensionStore {
     public func removeServiceExtension(bundleID: String) async throws -> Bool {
         try await write { connection in
             try await Self.deletes(
-                connection, "DELETE FROM service_extensions WHERE bundle_id = \(bundleID)", logger: logger)
+                connection, "DELETE FROM service_extensions WHERE bundle_id = \(bundleID)", logger: self.logger)
         }
     }
 
@@ -71,7 +71,8 @@ extension PostgresStore: ServiceExtensionStore {
         guard !adding.isEmpty || !removing.isEmpty else { return }
         try await write(ConstraintMessages(notFound: "The device or the app does not exist.")) { connection in
             if !removing.isEmpty {
-                try await connection.query("DELETE FROM extension_jobs WHERE id = ANY(\(removing))", logger: logger)
+                try await connection.query(
+                    "DELETE FROM extension_jobs WHERE id = ANY(\(removing))", logger: self.logger)
             }
             for job in adding {
                 try await connection.query(
@@ -86,7 +87,7 @@ extension PostgresStore: ServiceExtensionStore {
                         topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
                         expiration = excluded.expiration, collapse_id = excluded.collapse_id,
                         payload = excluded.payload, received_at = excluded.received_at
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
         }
     }
@@ -99,7 +100,7 @@ extension PostgresStore: ServiceExtensionStore {
                 SELECT id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id,
                     payload, received_at
                 FROM extension_jobs ORDER BY received_at, id LIMIT \(limit)
-                """, logger: logger)
+                """, logger: self.logger)
             for try await row in rows {
                 let (
                     id, deviceID, bundleID, token, topic, pushType, priority, expiration, collapseID, payload, received

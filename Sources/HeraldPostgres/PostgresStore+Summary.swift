@@ -36,7 +36,7 @@ extension PostgresStore: SummaryStore {
                 WHERE n.removed_at IS NULL AND n.disposition = 'heldForSummary' AND n.received_at <= u.slot_ms
                     AND NOT EXISTS (\(unescaped: Self.coveringRelease))
                 ORDER BY u.ord, d.created_at, d.device_id, n.received_at, n.id
-                """, logger: logger)
+                """, logger: self.logger)
             for try await (key, deviceID, id, bundleID, receivedAt, relevance, hasAttachments) in rows.decode(
                 (Int, String, String, String, Int64, String?, Bool).self)
             {
@@ -52,12 +52,12 @@ extension PostgresStore: SummaryStore {
                         relevanceScore: relevance.flatMap(Double.init) ?? 0, hasMediaAttachment: hasAttachments))
             }
             if user >= 0 { ranges[user] = start..<held.count }
-            try await leaveOutAvatars(connection, &held)
+            try await self.leaveOutAvatars(connection, &held)
             var horizon = SummaryHorizon(rowID: 0, seq: 0)
             for try await (rowID, seq) in try await connection.query(
                 """
                 SELECT (SELECT COALESCE(MAX(row_id), 0) FROM notifications), (SELECT value FROM herald_sequence)
-                """, logger: logger
+                """, logger: self.logger
             ).decode((Int64, Int64).self) {
                 horizon = SummaryHorizon(rowID: rowID, seq: seq)
             }
@@ -101,16 +101,16 @@ extension PostgresStore: SummaryStore {
         let messages = ConstraintMessages(
             notFound: "A summary's user or device does not exist.", invalid: "A summary digest is not valid JSON.")
         return try await write(messages) { connection in
-            let start = try await Self.lockSequence(connection, logger: logger)
+            let start = try await Self.lockSequence(connection, logger: self.logger)
             var seq = start
             var results: [[ReleasedSummary]?] = []
             for (summary, digests) in zip(summaries, encoded) {
-                try await requireUser(connection, summary.userID)
+                try await self.requireUser(connection, summary.userID)
                 if !summary.devices.isEmpty {
                     let devices = Set(
                         try await Self.json(
                             connection, "SELECT device_id FROM devices WHERE user_id = \(summary.userID)",
-                            logger: logger))
+                            logger: self.logger))
                     for device in summary.devices where !devices.contains(device.deviceID) {
                         throw StoreError(.invalid, "A summary of user \(summary.userID) is for another user's device.")
                     }
@@ -123,7 +123,7 @@ extension PostgresStore: SummaryStore {
                     VALUES (\(summary.userID), \(slot), \(released), \(summary.digest))
                     ON CONFLICT (user_id, slot_ms) DO NOTHING
                     RETURNING user_id
-                    """, logger: logger)
+                    """, logger: self.logger)
                 guard !recorded.isEmpty else {
                     results.append(nil)
                     continue
@@ -137,12 +137,12 @@ extension PostgresStore: SummaryStore {
                             (device_id, slot_ms, user_id, seq, released_at, horizon_row_id, horizon_seq, digest, featured)
                         VALUES (\(device.deviceID), \(slot), \(summary.userID), \(seq), \(released),
                             \(summary.horizon.rowID), \(summary.horizon.seq), \(digest), \(featured))
-                        """, logger: logger)
+                        """, logger: self.logger)
                     events.append(ReleasedSummary(deviceID: device.deviceID, seq: seq))
                 }
                 results.append(events)
             }
-            try await storeSequence(connection, seq, from: start)
+            try await self.storeSequence(connection, seq, from: start)
             return results
         }
     }
@@ -162,7 +162,7 @@ extension PostgresStore: SummaryStore {
                 SELECT seq, device_id, user_id, slot_ms, released_at, digest, featured FROM summary_releases
                 WHERE device_id = \(deviceID) AND seq > \(cursor) AND seq <= \(last ?? Int64.max)
                 ORDER BY seq LIMIT \(limit)
-                """, logger: logger
+                """, logger: self.logger
             ).decode((Int64, String, String, Int64, Int64, String, [String]).self) {
                 releases.append(row)
             }
@@ -176,7 +176,7 @@ extension PostgresStore: SummaryStore {
                     WHERE n.device_id = \(deviceID) AND n.removed_at IS NULL
                         AND n.disposition IN ('heldForFocus', 'heldForSummary')
                         AND n.received_at <= \(release.slot) AND r.seq = \(release.seq)
-                    """, logger: logger)
+                    """, logger: self.logger)
                 {
                     notifications[notification.id] = notification
                 }
@@ -194,7 +194,7 @@ extension PostgresStore: SummaryStore {
     public func lastSummaryDelivery(userID: String) async throws -> Date? {
         try await read { connection in
             for try await slot in try await connection.query(
-                "SELECT MAX(slot_ms) FROM summary_deliveries WHERE user_id = \(userID)", logger: logger
+                "SELECT MAX(slot_ms) FROM summary_deliveries WHERE user_id = \(userID)", logger: self.logger
             ).decode(Int64?.self) {
                 return slot.map(Date.init(storedMilliseconds:))
             }
@@ -211,7 +211,7 @@ extension PostgresStore: SummaryStore {
                     (SELECT MAX(slot_ms) FROM summary_deliveries d WHERE d.user_id = s.user_id)
                 FROM summary_schedules s LEFT JOIN user_preferences p USING (user_id)
                 ORDER BY s.user_id
-                """, logger: logger
+                """, logger: self.logger
             ).decode((String, String, String?, Int64?).self) {
                 let schedule = try PolicyJSON.decode(SummarySchedule.self, from: scheduleJSON, "summary schedule")
                 guard !schedule.times.isEmpty, schedule.isOn else { continue }

@@ -13,44 +13,44 @@ extension PostgresStore: UserStateStore {
     // MARK: Per-app settings
 
     public func appSettings(userID: String) async throws -> [String: AppNotificationSettings] {
-        try await read { connection in try await Self.appSettings(connection, userID: userID, logger: logger) }
+        try await read { connection in try await Self.appSettings(connection, userID: userID, logger: self.logger) }
     }
 
     public func setAppSettings(_ settings: AppNotificationSettings, userID: String, bundleID: String) async throws {
         let json = try PolicyJSON.encode(settings, "app settings")
         try await write(ConstraintMessages(notFound: "The user or the app does not exist.")) { connection in
-            try await requireUser(connection, userID)
-            try await requireApp(connection, bundleID)
+            try await self.requireUser(connection, userID)
+            try await self.requireApp(connection, bundleID)
             try await connection.query(
                 """
                 INSERT INTO app_settings (user_id, bundle_id, settings) VALUES (\(userID), \(bundleID), \(json))
                 ON CONFLICT (user_id, bundle_id) DO UPDATE SET settings = excluded.settings
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     // MARK: Preferences
 
     public func preferences(userID: String) async throws -> UserPreferences? {
-        try await read { connection in try await Self.preferences(connection, userID: userID, logger: logger) }
+        try await read { connection in try await Self.preferences(connection, userID: userID, logger: self.logger) }
     }
 
     public func setPreferences(_ preferences: UserPreferences, userID: String) async throws {
         let json = try PolicyJSON.encode(preferences, "preferences")
         try await write(ConstraintMessages(notFound: "There is no user with id \(userID).")) { connection in
-            try await requireUser(connection, userID)
+            try await self.requireUser(connection, userID)
             try await connection.query(
                 """
                 INSERT INTO user_preferences (user_id, preferences) VALUES (\(userID), \(json))
                 ON CONFLICT (user_id) DO UPDATE SET preferences = excluded.preferences
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     // MARK: Focus modes
 
     public func focusModes(userID: String) async throws -> [FocusMode] {
-        try await read { connection in try await Self.focusModes(connection, userID: userID, logger: logger) }
+        try await read { connection in try await Self.focusModes(connection, userID: userID, logger: self.logger) }
     }
 
     public func upsertFocusMode(_ mode: FocusMode, userID: String) async throws {
@@ -59,7 +59,7 @@ extension PostgresStore: UserStateStore {
         try await write(ConstraintMessages(notFound: "There is no user with id \(userID).")) { connection in
             // The user's row locked: two nodes adding a mode for one user at once take turns, so
             // each new mode gets the next position.
-            try await requireUser(connection, userID, lock: true)
+            try await self.requireUser(connection, userID, lock: true)
             // A new mode goes last; a replaced one keeps its place.
             try await connection.query(
                 """
@@ -67,52 +67,54 @@ extension PostgresStore: UserStateStore {
                 VALUES (\(userID), \(mode.id),
                         (SELECT COALESCE(MAX(position), 0) + 1 FROM focus_modes WHERE user_id = \(userID)), \(json))
                 ON CONFLICT (user_id, focus_id) DO UPDATE SET mode = excluded.mode
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func deleteFocusMode(id: String, userID: String) async throws -> Bool {
         try await write { connection in
             try await Self.deletes(
-                connection, "DELETE FROM focus_modes WHERE user_id = \(userID) AND focus_id = \(id)", logger: logger)
+                connection, "DELETE FROM focus_modes WHERE user_id = \(userID) AND focus_id = \(id)",
+                logger: self.logger)
         }
     }
 
     // MARK: Scheduled Summary
 
     public func summarySchedule(userID: String) async throws -> SummarySchedule? {
-        try await read { connection in try await Self.summarySchedule(connection, userID: userID, logger: logger) }
+        try await read { connection in try await Self.summarySchedule(connection, userID: userID, logger: self.logger) }
     }
 
     public func setSummarySchedule(_ schedule: SummarySchedule, userID: String) async throws {
         let json = try PolicyJSON.encode(schedule, "summary schedule")
         try await write(ConstraintMessages(notFound: "There is no user with id \(userID).")) { connection in
-            try await requireUser(connection, userID)
+            try await self.requireUser(connection, userID)
             try await connection.query(
                 """
                 INSERT INTO summary_schedules (user_id, schedule) VALUES (\(userID), \(json))
                 ON CONFLICT (user_id) DO UPDATE SET schedule = excluded.schedule
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     // MARK: Device state
 
     public func deviceState(deviceID: String) async throws -> DeviceState? {
-        try await read { connection in try await Self.deviceState(connection, deviceID: deviceID, logger: logger) }
+        try await read { connection in try await Self.deviceState(connection, deviceID: deviceID, logger: self.logger) }
     }
 
     public func setDeviceState(_ state: DeviceState, deviceID: String) async throws {
         let json = try PolicyJSON.encode(state, "device state")
         try await write(ConstraintMessages(notFound: "There is no device with id \(deviceID).")) { connection in
             guard
-                try await Self.exists(connection, "SELECT 1 FROM devices WHERE device_id = \(deviceID)", logger: logger)
+                try await Self.exists(
+                    connection, "SELECT 1 FROM devices WHERE device_id = \(deviceID)", logger: self.logger)
             else { throw StoreError(.notFound, "There is no device with id \(deviceID).") }
             try await connection.query(
                 """
                 INSERT INTO device_states (device_id, state) VALUES (\(deviceID), \(json))
                 ON CONFLICT (device_id) DO UPDATE SET state = excluded.state
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -124,17 +126,17 @@ extension PostgresStore: UserStateStore {
                 """
                 SELECT d.user_id, s.state FROM devices d LEFT JOIN device_states s USING (device_id)
                 WHERE d.device_id = \(deviceID)
-                """, logger: logger)
+                """, logger: self.logger)
             var found: (userID: String, state: String?)?
             for try await (userID, state) in owner.decode((String, String?).self) { found = (userID, state) }
             guard let found else { return nil }
             return PolicyContextRecord(
                 deviceID: deviceID,
                 userID: found.userID,
-                preferences: try await Self.preferences(connection, userID: found.userID, logger: logger),
-                appSettings: try await Self.appSettings(connection, userID: found.userID, logger: logger),
-                focusModes: try await Self.focusModes(connection, userID: found.userID, logger: logger),
-                summarySchedule: try await Self.summarySchedule(connection, userID: found.userID, logger: logger),
+                preferences: try await Self.preferences(connection, userID: found.userID, logger: self.logger),
+                appSettings: try await Self.appSettings(connection, userID: found.userID, logger: self.logger),
+                focusModes: try await Self.focusModes(connection, userID: found.userID, logger: self.logger),
+                summarySchedule: try await Self.summarySchedule(connection, userID: found.userID, logger: self.logger),
                 deviceState: try found.state.map { try PolicyJSON.decode(DeviceState.self, from: $0, "device state") }
             )
         }

@@ -31,6 +31,8 @@ public final class PostgresStore: HeraldStore, Sendable {
     let relays = Mutex<[Task<Void, Never>]>([])
     /// When a lease last timed out (`leased`); nil once one succeeds.
     let unavailableSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// The operations running on leased connections, failed when their connection closes (`leased`).
+    let watch = ConnectionWatch()
     private let running: Task<Void, Never>
 
     /// Connects to the database at `url` (see ``PostgresURL``), waits until it answers, and brings
@@ -101,32 +103,32 @@ public final class PostgresStore: HeraldStore, Sendable {
     /// rolled back when `body` throws. Constraint violations become `StoreError`s with `messages`.
     func write<T: Sendable>(
         _ messages: ConstraintMessages = ConstraintMessages(),
-        _ body: (PostgresConnection) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await transaction(on: client, "BEGIN", messages, body)
     }
 
     /// Runs `body` in one read-only transaction that sees one snapshot of the database (REPEATABLE
     /// READ): reads that must agree with each other, like a device's whole policy context.
-    func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await transaction(
             on: readers, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ConstraintMessages(), body)
     }
 
     private func transaction<T: Sendable>(
         on pool: PostgresClient, _ begin: PostgresQuery, _ messages: ConstraintMessages,
-        _ body: (PostgresConnection) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
             return try await leased(pool) { connection in
-                try await connection.query(begin, logger: logger)
+                try await connection.query(begin, logger: self.logger)
                 do {
                     let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
+                    try await connection.query("COMMIT", logger: self.logger)
                     return value
                 } catch {
                     // A failed ROLLBACK leaves the connection broken, and the pool drops it.
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
                     throw error
                 }
             }
@@ -139,14 +141,14 @@ public final class PostgresStore: HeraldStore, Sendable {
     /// where `write` takes three).
     func execute(_ query: PostgresQuery, _ messages: ConstraintMessages = ConstraintMessages()) async throws {
         do {
-            try await leased(client) { connection in _ = try await connection.query(query, logger: logger) }
+            try await leased(client) { connection in _ = try await connection.query(query, logger: self.logger) }
         } catch let error as PSQLError {
             throw Self.mapped(error, messages)
         }
     }
 
     /// Runs `body` on one connection, outside a transaction (each statement its own).
-    func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await leased(readers) { connection in try await body(connection) }
         } catch let error as PSQLError {

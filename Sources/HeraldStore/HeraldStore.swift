@@ -331,8 +331,12 @@ public protocol LocalNotificationStore: Sendable {
     func appWebhook(bundleID: String) async throws -> (webhook: AppWebhookRecord, status: WebhookStatus)?
     /// Removes the app's webhook and drops its pending deliveries; false when it had none.
     func removeAppWebhook(bundleID: String) async throws -> Bool
-    /// Deliveries not acknowledged yet whose next attempt is due at or before `date`, earliest first.
-    func dueWebhookDeliveries(through date: Date, limit: Int) async throws -> [WebhookDelivery]
+    /// Claims the deliveries not acknowledged yet whose next attempt is due at or before `date`,
+    /// earliest first: their next attempt moves to `leaseEnd`, so that no other node — and no later
+    /// pass — attempts them meanwhile (each is claimed by one caller only, also by two nodes at once).
+    /// The attempt then records its outcome (`webhookDelivered`, `webhookFailed`); one that records
+    /// nothing (its node died) is attempted again once the lease ends.
+    func claimDueWebhookDeliveries(through date: Date, leaseEnd: Date, limit: Int) async throws -> [WebhookDelivery]
     /// The earliest next attempt of any pending delivery; nil when none waits.
     func nextWebhookAttempt() async throws -> Date?
     /// The webhook acknowledged delivery `id` at `date`: it is not sent again.

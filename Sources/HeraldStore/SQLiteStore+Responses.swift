@@ -109,9 +109,11 @@ extension SQLiteStore {
         }
     }
 
-    public func dueWebhookDeliveries(through date: Date, limit: Int) async throws -> [WebhookDelivery] {
-        try await read { db in
-            try Row.fetchAll(
+    public func claimDueWebhookDeliveries(through date: Date, leaseEnd: Date, limit: Int) async throws
+        -> [WebhookDelivery]
+    {
+        try await write { db in
+            let due = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT d.id, d.bundle_id, w.url, w.secret, d.body, d.attempts, d.next_attempt_at
@@ -124,6 +126,12 @@ extension SQLiteStore {
                     id: row[0], bundleID: row[1], url: row[2], secret: row[3], body: row[4], attempts: row[5],
                     nextAttemptAt: Date(storedMilliseconds: row[6]))
             }
+            for delivery in due {
+                try db.execute(
+                    sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
+                    arguments: [leaseEnd.storedMilliseconds, delivery.id])
+            }
+            return due
         }
     }
 

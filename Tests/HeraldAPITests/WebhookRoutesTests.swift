@@ -92,7 +92,8 @@ struct WebhookRoutesTests {
                 uri: "/v1/devices/\(device.deviceID)/notifications/\(pushed[0].id)/response", method: .post,
                 headers: bearer(userToken), body: jsonBody(#"{"action_identifier":"default"}"#))
             #expect(responded.status == .created)
-            let due = try await harness.store.dueWebhookDeliveries(through: harness.clock.now(), limit: 9)
+            let due = try await harness.store.claimDueWebhookDeliveries(
+                through: harness.clock.now(), leaseEnd: harness.clock.now().addingTimeInterval(60), limit: 9)
             #expect(due.count == 1)
             let body = try JSONParser.parse(Array(try #require(due.first).body.utf8))
             #expect(body["type"] == .string("notification.response"))

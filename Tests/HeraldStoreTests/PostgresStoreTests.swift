@@ -212,6 +212,35 @@ struct PostgresStoreTests {
         await second.close()
     }
 
+    @Test("both nodes' webhook services claim the due deliveries at once: each is attempted by one")
+    func webhookDeliveriesAreClaimedOnceAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        try await first.setAppWebhook(
+            AppWebhookRecord(
+                bundleID: Fixture.appID, url: "http://x/hook", secret: "whsec_s", createdAt: Fixture.time()))
+        for index in 0..<40 {
+            try await first.recordResponse(ResponseStoreTests.response("w-\(index)"), webhookBody: "{}")
+        }
+        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+            for node in [first, second] {
+                group.addTask {
+                    var ids: [String] = []
+                    while true {
+                        let batch = try await node.claimDueWebhookDeliveries(
+                            through: Fixture.time(20), leaseEnd: Fixture.time(600), limit: 3)
+                        if batch.isEmpty { return ids }
+                        ids += batch.map(\.id)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claimed.count == 40)
+        #expect(Set(claimed).count == 40)
+        await first.close()
+        await second.close()
+    }
+
     @Test("two devices of one person ask on two nodes at once: one request is pending, nothing is refused")
     func oneAuthorizationRequestAcrossNodes() async throws {
         let (first, second) = try await Self.twoNodes()

@@ -61,14 +61,17 @@ import Testing
         try await store.recordResponse(Self.response("b", at: 20), webhookBody: #"{"n":2}"#)
         try await store.recordResponse(Self.response("other", app: Fixture.otherAppID), webhookBody: "{}")
         #expect(try await store.nextWebhookAttempt() == Fixture.time(20))
-        #expect(try await store.dueWebhookDeliveries(through: Fixture.time(19), limit: 9).isEmpty)
+        #expect(
+            try await store.claimDueWebhookDeliveries(through: Fixture.time(19), leaseEnd: Fixture.time(1000), limit: 9)
+                .isEmpty)
 
         // A new url and secret: the pending deliveries go there.
         try await store.setAppWebhook(
             AppWebhookRecord(
                 bundleID: Fixture.appID, url: "https://new.example/hook", secret: "whsec_new",
                 createdAt: Fixture.time(1)))
-        let due = try await store.dueWebhookDeliveries(through: Fixture.time(30), limit: 9)
+        let due = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(30), leaseEnd: Fixture.time(1000), limit: 9)
         #expect(due.map(\.id) == ["b", "a"])
         #expect(due.map(\.body) == [#"{"n":2}"#, #"{"n":1}"#])
         #expect(due.allSatisfy { $0.url == "https://new.example/hook" && $0.secret == "whsec_new" })
@@ -76,8 +79,11 @@ import Testing
 
         try await store.webhookFailed(id: "b", error: "HTTP 500", at: Fixture.time(31), nextAttemptAt: Fixture.time(40))
         try await store.webhookDelivered(id: "a", at: Fixture.time(31))
-        #expect(try await store.dueWebhookDeliveries(through: Fixture.time(39), limit: 9).isEmpty)
-        let retried = try await store.dueWebhookDeliveries(through: Fixture.time(40), limit: 9)
+        #expect(
+            try await store.claimDueWebhookDeliveries(through: Fixture.time(39), leaseEnd: Fixture.time(1000), limit: 9)
+                .isEmpty)
+        let retried = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(40), leaseEnd: Fixture.time(1000), limit: 9)
         #expect(retried.map(\.id) == ["b"])
         #expect(retried.first?.attempts == 1)
         let (_, status) = try #require(try await store.appWebhook(bundleID: Fixture.appID))
@@ -97,5 +103,34 @@ import Testing
         #expect(try await store.nextWebhookAttempt() == nil)
         #expect(try await store.removeAppWebhook(bundleID: Fixture.appID) == false)
         #expect(try await store.appWebhook(bundleID: Fixture.appID) == nil)
+    }
+
+    @Test(arguments: StoreEngine.all)
+    func aClaimedDeliveryIsNotDueAgainUntilItsLeaseEnds(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
+        try await store.setAppWebhook(
+            AppWebhookRecord(
+                bundleID: Fixture.appID, url: "http://x/hook", secret: "whsec_s", createdAt: Fixture.time()))
+        try await store.recordResponse(Self.response("a", at: 10), webhookBody: "{}")
+        try await store.recordResponse(Self.response("b", at: 20), webhookBody: "{}")
+        let claimed = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(30), leaseEnd: Fixture.time(90), limit: 1)
+        #expect(claimed.map(\.id) == ["a"])
+        #expect(claimed.first?.nextAttemptAt == Fixture.time(10))  // when it was due
+        // Claimed: not due again before the lease ends, whoever asks; the other one still is.
+        let rest = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(89), leaseEnd: Fixture.time(95), limit: 9)
+        #expect(rest.map(\.id) == ["b"])
+        #expect(try await store.nextWebhookAttempt() == Fixture.time(90))
+        // Its attempt recorded nothing (the node died): due again at the lease's end, attempts unchanged.
+        let again = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(90), leaseEnd: Fixture.time(150), limit: 9)
+        #expect(again.map(\.id) == ["a"])
+        #expect(again.first?.attempts == 0)
+        // Delivered: never claimed again.
+        try await store.webhookDelivered(id: "a", at: Fixture.time(91))
+        let later = try await store.claimDueWebhookDeliveries(
+            through: Fixture.time(1000), leaseEnd: Fixture.time(2000), limit: 9)
+        #expect(later.map(\.id) == ["b"])
     }
 }

@@ -1,20 +1,26 @@
 """Two Herald nodes on one PostgreSQL database (`herald serve --database postgres://…`), sharing a
 data directory, as README's "Several nodes" section runs them: a push accepted by either node reaches
 a live session on the other, in order, with no gap and no duplicate; a session resumes by cursor on
-either node; a device token registered on one node is taken by the other; and when one node is killed
+either node; a device token registered on one node is taken by the other; when one node is killed
 with SIGKILL under load, every push it acknowledged is listed and reaches the session on the node that
-survives. The PostgreSQL server is Debian's, started in a temporary directory (`scripts/pg-temp`)."""
+survives; and when PostgreSQL itself stops under load and starts again, the node refuses pushes with
+500 meanwhile (never a 200 it cannot keep, never a wait without end) and takes them again after. The PostgreSQL server is Debian's, started in a temporary directory (`scripts/pg-temp`)."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import tempfile
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from conftest import HeraldEnv
-from herald_support import REPORT, H2Client, HeraldServer, SSEClient, new_apns_id, postgres_url, wait_until
+from herald_support import REPO, REPORT, H2Client, HeraldServer, SSEClient, new_apns_id, postgres_url, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +151,78 @@ def test_kill_9_of_one_node_under_load_loses_no_acknowledged_push(nodes):
     assert set(acknowledged) <= {n["id"] for n in a.all_notifications(device)}
 
 
+
+
+def test_postgresql_stopped_under_load_refuses_pushes_then_takes_them_again(tmp_path):
+    """A node on a PostgreSQL server of its own, a session open and one HTTP/2 connection pushing
+    without pause: the server is stopped (`pg_ctl -m fast`), then started again. Meanwhile each push
+    is answered 500 InternalServerError (or 503 as the node stops, which it does not here), and once
+    the server is back pushes are acknowledged again; every acknowledged push is listed and reached
+    the session, which stayed open throughout."""
+    script = str(REPO / "scripts" / "pg-temp")
+    cluster = Path(tempfile.mkdtemp(prefix="herald-pg-restart-"))
+    os.chmod(cluster, 0o755)
+    started = subprocess.run([script, "start", str(cluster)], capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    url = started.stdout.strip()
+    server = HeraldServer(tmp_path / "data", ["--database", url], name="restart").start()
+    try:
+        env = HeraldEnv(server, server.demo())
+        device = env.new_device()
+        acknowledged: list[str] = []
+        refusals: list[tuple[int, str]] = []
+        errors: list[str] = []
+        stop = threading.Event()
+
+        def pusher():
+            client = H2Client(env.apns_url)
+            try:
+                while not stop.is_set():
+                    apns_id = new_apns_id()
+                    result = client.push(device.device_token, env.headers(apns_id=apns_id), {"aps": {"alert": "x"}})
+                    if result.status == 200:
+                        acknowledged.append(apns_id)
+                    else:
+                        reason = json.loads(result.data or b"{}").get("reason", "")
+                        refusals.append((result.status, reason))
+                        time.sleep(0.05)
+            except Exception as error:
+                errors.append(f"{type(error).__name__}: {error}")
+            finally:
+                client.close()
+
+        with SSEClient(env.api_url, device.device_id, device.user_token) as stream:
+            stream.wait_connected()
+            thread = threading.Thread(target=pusher, daemon=True)
+            thread.start()
+            wait_until(lambda: len(acknowledged) >= 50 or errors, timeout=30, what="50 pushes acknowledged")
+            down = subprocess.run([script, "stop", str(cluster)], capture_output=True, text=True, timeout=60)
+            assert down.returncode == 0, down.stderr
+            before = len(acknowledged)
+            wait_until(lambda: len(refusals) >= 5 or errors, timeout=60,
+                       what="pushes refused while PostgreSQL is down")
+            stopped_at = time.monotonic()
+            up = subprocess.run([script, "start", str(cluster)], capture_output=True, text=True, timeout=120)
+            assert up.returncode == 0, up.stderr
+            after_start = len(acknowledged)
+            wait_until(lambda: len(acknowledged) >= after_start + 50 or errors, timeout=60,
+                       what="50 pushes acknowledged after PostgreSQL started again")
+            recovered = time.monotonic() - stopped_at
+            stop.set()
+            thread.join(20)
+            assert not thread.is_alive(), "the pusher did not end: a push went unanswered"
+            assert errors == [], errors
+            assert set(refusals) <= {(500, "InternalServerError"), (503, "ServiceUnavailable")}, refusals
+            listed = set(env.listed_ids(device))
+            missing = set(acknowledged) - listed
+            assert not missing, f"{len(missing)} acknowledged pushes not listed"
+            delivered = notification_ids(stream.collect(len(acknowledged), timeout=30))
+            assert set(acknowledged) <= set(delivered)
+        REPORT.append(f"PostgreSQL stopped under load: {before} pushes acknowledged before, {len(refusals)} "
+                      f"answered 500 while it was down, acknowledged again {recovered:.1f}s after the "
+                      f"refusals began; all {len(acknowledged)} acknowledged listed and delivered")
+    finally:
+        if server.proc and server.proc.poll() is None:
+            assert server.stop(timeout=20) == 0, server.log_tail()
+        subprocess.run([script, "stop", str(cluster)], capture_output=True, timeout=60)
+        shutil.rmtree(cluster, ignore_errors=True)

@@ -22,6 +22,9 @@ public final class WebhookService: Service, Sendable {
     public static let retryCap: Duration = .seconds(15 * 60)
     /// The most deliveries attempted at once.
     static let batchSize = 32
+    /// How long a claimed delivery is this node's (`claimDueWebhookDeliveries`): well past an
+    /// attempt's 10 s, after which a delivery whose node died is attempted by another.
+    static let claimSeconds: TimeInterval = 60
 
     let store: any HeraldStore
     let logger: Logger
@@ -65,7 +68,9 @@ public final class WebhookService: Service, Sendable {
         while !Task.isCancelled {
             var next: Date?
             do {
-                let due = try await store.dueWebhookDeliveries(through: now(), limit: Self.batchSize)
+                let start = now()
+                let due = try await store.claimDueWebhookDeliveries(
+                    through: start, leaseEnd: start.addingTimeInterval(Self.claimSeconds), limit: Self.batchSize)
                 await withTaskGroup(of: Void.self) { group in
                     for delivery in due { group.addTask { await self.attempt(delivery, client: client) } }
                 }
