@@ -20,6 +20,7 @@ enum PostgresSchema {
         ("pg6-summary-deliveries", summaryDeliveries),
         ("pg7-local-notifications", localNotifications),
         ("pg8-attachments", attachments),
+        ("pg9-extension-job-claims", extensionJobClaims),
     ]
 
     /// The advisory lock the migrations hold: any constant of Herald's own ("herald" in ASCII).
@@ -179,6 +180,11 @@ enum PostgresSchema {
 
     /// Apps' notification service extensions (a process or a webhook, and its limits) and the pushes
     /// waiting for theirs (accepted — the provider has its 200 — and not yet in the device's list).
+    /// Until when a node runs a job (`ExtensionJobRecord.claimedUntil`): 0 for the jobs kept before.
+    static let extensionJobClaims = """
+        ALTER TABLE extension_jobs ADD COLUMN claimed_until BIGINT NOT NULL DEFAULT 0;
+        """
+
     static let serviceExtensions = """
         CREATE TABLE service_extensions (
             bundle_id           TEXT COLLATE "C" NOT NULL PRIMARY KEY REFERENCES apps (bundle_id),

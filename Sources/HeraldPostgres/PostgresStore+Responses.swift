@@ -159,6 +159,15 @@ extension PostgresStore {
         }
     }
 
+    public func releaseWebhookClaims(ids: [String], at date: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await execute(
+            """
+            UPDATE webhook_deliveries SET next_attempt_at = \(date.storedMilliseconds)
+            WHERE id = ANY(\(ids)) AND delivered_at IS NULL
+            """)
+    }
+
     public func nextWebhookAttempt() async throws -> Date? {
         try await read { connection in
             for try await value in try await connection.query(

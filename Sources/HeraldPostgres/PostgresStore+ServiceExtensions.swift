@@ -28,6 +28,8 @@ extension PostgresStore: ServiceExtensionStore {
                     memory_limit_bytes = excluded.memory_limit_bytes, processes = excluded.processes,
                     created_at = excluded.created_at, secret = excluded.secret
                 """, logger: self.logger)
+            // The other nodes run their pushes through it too (`ServiceExtensionService.changed`).
+            try await self.notifyRegistryChange(connection)
         }
     }
 
@@ -58,8 +60,10 @@ extension PostgresStore: ServiceExtensionStore {
 
     public func removeServiceExtension(bundleID: String) async throws -> Bool {
         try await write { connection in
-            try await Self.deletes(
+            let removed = try await Self.deletes(
                 connection, "DELETE FROM service_extensions WHERE bundle_id = \(bundleID)", logger: self.logger)
+            if removed { try await self.notifyRegistryChange(connection) }
+            return removed
         }
     }
 
@@ -78,15 +82,16 @@ extension PostgresStore: ServiceExtensionStore {
                 try await connection.query(
                     """
                     INSERT INTO extension_jobs (id, device_id, bundle_id, token, topic, push_type, priority,
-                        expiration, collapse_id, payload, received_at)
+                        expiration, collapse_id, payload, received_at, claimed_until)
                     VALUES (\(job.id), \(job.deviceID), \(job.bundleID), \(job.token), \(job.topic), \(job.pushType),
                         \(job.priority), \(job.expiration), \(job.collapseID), \(job.payload),
-                        \(job.receivedAt.storedMilliseconds))
+                        \(job.receivedAt.storedMilliseconds), \(ExtensionJobRecord.storedClaim(job.claimedUntil)))
                     ON CONFLICT (id) DO UPDATE SET
                         device_id = excluded.device_id, bundle_id = excluded.bundle_id, token = excluded.token,
                         topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
                         expiration = excluded.expiration, collapse_id = excluded.collapse_id,
-                        payload = excluded.payload, received_at = excluded.received_at
+                        payload = excluded.payload, received_at = excluded.received_at,
+                        claimed_until = excluded.claimed_until
                     """, logger: self.logger)
             }
         }
@@ -94,27 +99,66 @@ extension PostgresStore: ServiceExtensionStore {
 
     public func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord] {
         try await read { connection in
-            var jobs: [ExtensionJobRecord] = []
-            let rows = try await connection.query(
+            try await Self.jobs(
+                connection,
                 """
-                SELECT id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id,
-                    payload, received_at
-                FROM extension_jobs ORDER BY received_at, id LIMIT \(limit)
+                SELECT \(unescaped: Self.jobColumns) FROM extension_jobs ORDER BY received_at, id LIMIT \(limit)
                 """, logger: self.logger)
-            for try await row in rows {
-                let (
-                    id, deviceID, bundleID, token, topic, pushType, priority, expiration, collapseID, payload, received
-                ) =
-                    try row.decode(
-                        (String, String, String, String, String, String, Int, Int64?, String?, String, Int64).self)
-                jobs.append(
-                    ExtensionJobRecord(
-                        id: id, deviceID: deviceID, bundleID: bundleID, token: token, topic: topic, pushType: pushType,
-                        priority: priority, expiration: expiration, collapseID: collapseID, payload: payload,
-                        receivedAt: Date(storedMilliseconds: received)))
-            }
-            return jobs
         }
+    }
+
+    /// The claimable rows locked `SKIP LOCKED`: two nodes claiming at once take different jobs.
+    public func claimExtensionJobs(through date: Date, leaseEnd: Date, limit: Int) async throws
+        -> [ExtensionJobRecord]
+    {
+        try await write { connection in
+            try await Self.jobs(
+                connection,
+                """
+                WITH due AS (
+                    SELECT id FROM extension_jobs
+                    WHERE claimed_until <= \(ExtensionJobRecord.storedClaim(date))
+                    ORDER BY received_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ), claimed AS (
+                    UPDATE extension_jobs j SET claimed_until = \(leaseEnd.storedMilliseconds)
+                    FROM due WHERE j.id = due.id RETURNING j.*
+                )
+                SELECT \(unescaped: Self.jobColumns) FROM claimed ORDER BY received_at, id
+                """, logger: self.logger)
+        }
+    }
+
+    public func renewExtensionJobs(ids: [String], leaseEnd: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await execute(
+            "UPDATE extension_jobs SET claimed_until = \(ExtensionJobRecord.storedClaim(leaseEnd)) WHERE id = ANY(\(ids))"
+        )
+    }
+
+    private static let jobColumns = """
+        id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id, payload, received_at,
+        claimed_until
+        """
+
+    private static func jobs(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws
+        -> [ExtensionJobRecord]
+    {
+        var jobs: [ExtensionJobRecord] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            let (
+                id, deviceID, bundleID, token, topic, pushType, priority, expiration, collapseID, payload, received,
+                claimed
+            ) =
+                try row.decode(
+                    (String, String, String, String, String, String, Int, Int64?, String?, String, Int64, Int64).self)
+            jobs.append(
+                ExtensionJobRecord(
+                    id: id, deviceID: deviceID, bundleID: bundleID, token: token, topic: topic, pushType: pushType,
+                    priority: priority, expiration: expiration, collapseID: collapseID, payload: payload,
+                    receivedAt: Date(storedMilliseconds: received),
+                    claimedUntil: ExtensionJobRecord.claim(stored: claimed)))
+        }
+        return jobs
     }
 
     public func removeExtensionJob(id: String) async throws {

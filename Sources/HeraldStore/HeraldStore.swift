@@ -337,6 +337,9 @@ public protocol LocalNotificationStore: Sendable {
     /// The attempt then records its outcome (`webhookDelivered`, `webhookFailed`); one that records
     /// nothing (its node died) is attempted again once the lease ends.
     func claimDueWebhookDeliveries(through date: Date, leaseEnd: Date, limit: Int) async throws -> [WebhookDelivery]
+    /// Gives up the claims of deliveries `ids` not attempted to the end (a node that stops): due at
+    /// `date`, whoever claims them next.
+    func releaseWebhookClaims(ids: [String], at date: Date) async throws
     /// The earliest next attempt of any pending delivery; nil when none waits.
     func nextWebhookAttempt() async throws -> Date?
     /// The webhook acknowledged delivery `id` at `date`: it is not sent again.
@@ -358,6 +361,14 @@ public protocol ServiceExtensionStore: Sendable {
     func addExtensionJob(_ job: ExtensionJobRecord) async throws
     /// The pushes still waiting (after a restart: the ones to run again), oldest first.
     func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord]
+    /// Claims the waiting pushes whose claim ended at or before `date` (`claimedUntil`), oldest first:
+    /// they are the caller's until `leaseEnd`, and no one else's meanwhile (each is claimed by one
+    /// caller only, also by two nodes at once). A node that died with jobs leaves them to the others
+    /// once their claims end.
+    func claimExtensionJobs(through date: Date, leaseEnd: Date, limit: Int) async throws -> [ExtensionJobRecord]
+    /// Extends the claims of the jobs `ids` (the ones still running) to `leaseEnd`; the distant past
+    /// gives them up (a node that stops).
+    func renewExtensionJobs(ids: [String], leaseEnd: Date) async throws
     /// The push is in the device's list: forget it.
     func removeExtensionJob(id: String) async throws
     /// Keeps `adding` and forgets `removing` in one transaction (the extensions service batches the

@@ -135,6 +135,17 @@ extension SQLiteStore {
         }
     }
 
+    public func releaseWebhookClaims(ids: [String], at date: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            for id in ids {
+                try db.execute(
+                    sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND delivered_at IS NULL",
+                    arguments: [date.storedMilliseconds, id])
+            }
+        }
+    }
+
     public func nextWebhookAttempt() async throws -> Date? {
         try await read { db in
             try Int64.fetchOne(

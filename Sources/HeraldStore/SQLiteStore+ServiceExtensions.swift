@@ -85,35 +85,76 @@ extension SQLiteStore {
         try db.execute(
             sql: """
                 INSERT INTO extension_jobs (id, device_id, bundle_id, token, topic, push_type, priority,
-                    expiration, collapse_id, payload, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    expiration, collapse_id, payload, received_at, claimed_until)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     device_id = excluded.device_id, bundle_id = excluded.bundle_id, token = excluded.token,
                     topic = excluded.topic, push_type = excluded.push_type, priority = excluded.priority,
                     expiration = excluded.expiration, collapse_id = excluded.collapse_id,
-                    payload = excluded.payload, received_at = excluded.received_at
+                    payload = excluded.payload, received_at = excluded.received_at,
+                    claimed_until = excluded.claimed_until
                 """,
             arguments: [
                 job.id, job.deviceID, job.bundleID, job.token, job.topic, job.pushType, job.priority,
                 job.expiration, job.collapseID, job.payload, job.receivedAt.storedMilliseconds,
+                ExtensionJobRecord.storedClaim(job.claimedUntil),
             ])
     }
 
     public func extensionJobs(limit: Int) async throws -> [ExtensionJobRecord] {
         try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id,
-                        payload, received_at
-                    FROM extension_jobs ORDER BY received_at, id LIMIT ?
-                    """, arguments: [limit]
-            ).map { row in
-                ExtensionJobRecord(
-                    id: row[0], deviceID: row[1], bundleID: row[2], token: row[3], topic: row[4], pushType: row[5],
-                    priority: row[6], expiration: row[7], collapseID: row[8], payload: row[9],
-                    receivedAt: Date(storedMilliseconds: row[10]))
+            try Self.jobs(db, "ORDER BY received_at, id LIMIT ?", [limit])
+        }
+    }
+
+    public func claimExtensionJobs(through date: Date, leaseEnd: Date, limit: Int) async throws
+        -> [ExtensionJobRecord]
+    {
+        try await write { db in
+            let jobs = try Self.jobs(
+                db, "WHERE claimed_until <= ? ORDER BY received_at, id LIMIT ?",
+                [ExtensionJobRecord.storedClaim(date), limit])
+            for job in jobs {
+                try db.execute(
+                    sql: "UPDATE extension_jobs SET claimed_until = ? WHERE id = ?",
+                    arguments: [leaseEnd.storedMilliseconds, job.id])
             }
+            return jobs.map { job in
+                var claimed = job
+                claimed.claimedUntil = leaseEnd
+                return claimed
+            }
+        }
+    }
+
+    public func renewExtensionJobs(ids: [String], leaseEnd: Date) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            for id in ids {
+                try db.execute(
+                    sql: "UPDATE extension_jobs SET claimed_until = ? WHERE id = ?",
+                    arguments: [ExtensionJobRecord.storedClaim(leaseEnd), id])
+            }
+        }
+    }
+
+    private static func jobs(_ db: Database, _ clauses: String, _ arguments: StatementArguments) throws
+        -> [ExtensionJobRecord]
+    {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, device_id, bundle_id, token, topic, push_type, priority, expiration, collapse_id,
+                    payload, received_at, claimed_until
+                FROM extension_jobs \(clauses)
+                """, arguments: arguments
+        ).map { row in
+            let claimed: Int64 = row[11]
+            return ExtensionJobRecord(
+                id: row[0], deviceID: row[1], bundleID: row[2], token: row[3], topic: row[4], pushType: row[5],
+                priority: row[6], expiration: row[7], collapseID: row[8], payload: row[9],
+                receivedAt: Date(storedMilliseconds: row[10]),
+                claimedUntil: ExtensionJobRecord.claim(stored: claimed))
         }
     }
 

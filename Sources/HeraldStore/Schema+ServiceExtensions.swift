@@ -40,6 +40,12 @@ extension Schema {
 extension Schema {
     /// A webhook extension's signing secret (`whsec_…`, as the app webhooks'): Herald signs each
     /// request so the webhook can tell it came from Herald. A webhook registered before has one made.
+    /// Until when a node runs a job (`ExtensionJobRecord.claimedUntil`, milliseconds): 0 for the jobs
+    /// kept before, which any node may take.
+    static func addExtensionJobClaims(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE extension_jobs ADD COLUMN claimed_until INTEGER NOT NULL DEFAULT 0")
+    }
+
     static func addServiceExtensionSecrets(_ db: Database) throws {
         try db.execute(
             sql: """

@@ -29,6 +29,7 @@ enum Schema {
         migrator.registerMigration("v18-service-extension-secrets", migrate: addServiceExtensionSecrets)
         migrator.registerMigration("v19-app-icons", migrate: createAppIcons)
         migrator.registerMigration("v20-content-extensions", migrate: createContentExtensions)
+        migrator.registerMigration("v21-extension-job-claims", migrate: addExtensionJobClaims)
         return migrator
     }
 

@@ -54,10 +54,13 @@ public struct ExtensionJobRecord: Hashable, Sendable {
     /// The payload as the provider sent it.
     public var payload: String
     public var receivedAt: Date
+    /// Until when the node that keeps it runs it (`claimExtensionJobs`, `renewExtensionJobs`): another
+    /// node takes it only after that. The distant past: anyone may.
+    public var claimedUntil: Date
 
     public init(
         id: String, deviceID: String, bundleID: String, token: String, topic: String, pushType: String, priority: Int,
-        expiration: Int64?, collapseID: String?, payload: String, receivedAt: Date
+        expiration: Int64?, collapseID: String?, payload: String, receivedAt: Date, claimedUntil: Date = .distantPast
     ) {
         self.id = id
         self.deviceID = deviceID
@@ -70,5 +73,16 @@ public struct ExtensionJobRecord: Hashable, Sendable {
         self.collapseID = collapseID
         self.payload = payload
         self.receivedAt = receivedAt
+        self.claimedUntil = claimedUntil
+    }
+
+    /// A claim's end as the stores keep it, in milliseconds: the distant past as 0, before every claim.
+    public static func storedClaim(_ date: Date) -> Int64 {
+        date == .distantPast ? 0 : date.storedMilliseconds
+    }
+
+    /// A claim's end from what the stores keep.
+    public static func claim(stored milliseconds: Int64) -> Date {
+        milliseconds == 0 ? .distantPast : Date(storedMilliseconds: milliseconds)
     }
 }

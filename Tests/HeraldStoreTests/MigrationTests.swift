@@ -33,6 +33,7 @@ struct MigrationTests {
                 "v10-public-decision-shape", "v11-decision-badges-in-store", "v12-one-thread-key",
                 "v13-local-notifications", "v14-app-webhooks", "v15-interactions", "v16-service-extensions",
                 "v17-attachments", "v18-service-extension-secrets", "v19-app-icons", "v20-content-extensions",
+                "v21-extension-job-claims",
             ])
     }
 

@@ -241,6 +241,31 @@ struct PostgresStoreTests {
         await second.close()
     }
 
+    @Test("both nodes claim the service extension jobs no node runs at once: each job is claimed by one")
+    func extensionJobsAreClaimedOnceAcrossNodes() async throws {
+        let (first, second) = try await Self.twoNodes()
+        try await first.updateExtensionJobs(
+            adding: (0..<40).map { ServiceExtensionStoreTests.job("j-\($0)", at: Int64($0)) }, removing: [])
+        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+            for node in [first, second] {
+                group.addTask {
+                    var ids: [String] = []
+                    while true {
+                        let batch = try await node.claimExtensionJobs(
+                            through: Fixture.time(50), leaseEnd: Fixture.time(600), limit: 3)
+                        if batch.isEmpty { return ids }
+                        ids += batch.map(\.id)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(claimed.count == 40)
+        #expect(Set(claimed).count == 40)
+        await first.close()
+        await second.close()
+    }
+
     @Test("two devices of one person ask on two nodes at once: one request is pending, nothing is refused")
     func oneAuthorizationRequestAcrossNodes() async throws {
         let (first, second) = try await Self.twoNodes()

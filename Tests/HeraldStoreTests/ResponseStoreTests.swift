@@ -127,8 +127,12 @@ import Testing
             through: Fixture.time(90), leaseEnd: Fixture.time(150), limit: 9)
         #expect(again.map(\.id) == ["a"])
         #expect(again.first?.attempts == 0)
-        // Delivered: never claimed again.
+        // A node that stops gives its claim up: due at once.
+        try await store.releaseWebhookClaims(ids: ["a"], at: Fixture.time(91))
+        #expect(try await store.nextWebhookAttempt() == Fixture.time(91))
+        // Delivered: never claimed again, nor released.
         try await store.webhookDelivered(id: "a", at: Fixture.time(91))
+        try await store.releaseWebhookClaims(ids: ["a"], at: Fixture.time(92))
         let later = try await store.claimDueWebhookDeliveries(
             through: Fixture.time(1000), leaseEnd: Fixture.time(2000), limit: 9)
         #expect(later.map(\.id) == ["b"])

@@ -61,4 +61,45 @@ import Testing
             try await store.addExtensionJob(unknown)
         }
     }
+
+    static func job(_ id: String, at seconds: Int64, claimedUntil: Date = .distantPast) -> ExtensionJobRecord {
+        ExtensionJobRecord(
+            id: id, deviceID: Fixture.deviceID, bundleID: Fixture.appID, token: "ab12", topic: Fixture.appID,
+            pushType: "alert", priority: 10, expiration: nil, collapseID: nil, payload: #"{"aps":{}}"#,
+            receivedAt: Fixture.time(seconds), claimedUntil: claimedUntil)
+    }
+
+    @Test(arguments: StoreEngine.all)
+    func aJobIsClaimedByOneNodeUntilItsClaimEnds(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
+        // Kept by the node that accepted it, claimed until 60 s; one kept before claims existed.
+        try await store.addExtensionJob(Self.job("mine", at: 1, claimedUntil: Fixture.time(60)))
+        try await store.addExtensionJob(Self.job("old", at: 2))
+        #expect(try await store.extensionJobs(limit: 9).map(\.claimedUntil) == [Fixture.time(60), .distantPast])
+        // Another node at 30 s: only the unclaimed one, now its own until 90 s.
+        let taken = try await store.claimExtensionJobs(through: Fixture.time(30), leaseEnd: Fixture.time(90), limit: 9)
+        #expect(taken.map(\.id) == ["old"])
+        #expect(taken.first?.claimedUntil == Fixture.time(90))
+        #expect(
+            try await store.claimExtensionJobs(through: Fixture.time(59), leaseEnd: Fixture.time(99), limit: 9).isEmpty)
+        // The first node renews its claim while the job runs: not taken at 60 s.
+        try await store.renewExtensionJobs(ids: ["mine"], leaseEnd: Fixture.time(120))
+        #expect(
+            try await store.claimExtensionJobs(through: Fixture.time(100), leaseEnd: Fixture.time(130), limit: 9).map(
+                \.id) == ["old"])
+        // It dies: once its claim ended the job is another's, oldest first.
+        let after = try await store.claimExtensionJobs(
+            through: Fixture.time(130), leaseEnd: Fixture.time(160), limit: 9)
+        #expect(after.map(\.id) == ["mine", "old"])
+        // A node that stops gives its claims up: claimable at once.
+        try await store.renewExtensionJobs(ids: ["mine"], leaseEnd: .distantPast)
+        #expect(
+            try await store.claimExtensionJobs(through: Fixture.time(131), leaseEnd: Fixture.time(200), limit: 9).map(
+                \.id) == ["mine"])
+        // A job done is gone: never claimed again.
+        try await store.removeExtensionJob(id: "mine")
+        #expect(
+            try await store.claimExtensionJobs(through: .distantFuture, leaseEnd: Fixture.time(300), limit: 9).map(\.id)
+                == ["old"])
+    }
 }

@@ -3,11 +3,13 @@ data directory, as README's "Several nodes" section runs them: a push accepted b
 a live session on the other, in order, with no gap and no duplicate; a session resumes by cursor on
 either node; a device token registered on one node is taken by the other; when one node is killed
 with SIGKILL under load, every push it acknowledged is listed and reaches the session on the node that
-survives; and when PostgreSQL itself stops under load and starts again, the node refuses pushes with
+survives; a service extension's push runs once while another node starts, and on the other node when
+the node running it dies; and when PostgreSQL itself stops under load and starts again, the node refuses pushes with
 500 meanwhile (never a 200 it cannot keep, never a wait without end) and takes them again after. The PostgreSQL server is Debian's, started in a temporary directory (`scripts/pg-temp`)."""
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import shutil
@@ -15,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -151,6 +154,89 @@ def test_kill_9_of_one_node_under_load_loses_no_acknowledged_push(nodes):
     assert set(acknowledged) <= {n["id"] for n in a.all_notifications(device)}
 
 
+
+
+class SlowExtension:
+    """A webhook service extension that counts its requests by notification (`webhook-id`) and
+    answers the first one for each after `hold` seconds, the others at once."""
+
+    def __init__(self, hold: float):
+        self.hold = hold
+        self.requests: collections.Counter[str] = collections.Counter()
+        lock = threading.Lock()
+        extension = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", "0")))
+                with lock:
+                    extension.requests[self.headers["webhook-id"]] += 1
+                    first = extension.requests[self.headers["webhook-id"]] == 1
+                if first:
+                    time.sleep(extension.hold)
+                body = json.dumps({"payload": {"aps": {"alert": {"title": "Changed"}}}}).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:  # the node that asked is gone
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/extension"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_a_service_extension_runs_once_across_nodes_and_a_dead_nodes_push_on_the_other(nodes):
+    a, b = nodes
+    extension = SlowExtension(hold=4)
+    app = a.new_app(a.demo["team_id"])
+    device = a.new_device(app)
+    a.admin("PUT", f"/v1/admin/apps/{app}/service-extension", {"url": extension.url, "timeout_seconds": 25},
+            expect=200)
+    payload = {"aps": {"alert": {"title": "Sent"}, "mutable-content": 1}}
+    try:
+        # Node B starts again while node A's extension works on a push: B leaves it to A.
+        to_a = H2Client(a.apns_url)
+        first = new_apns_id()
+        assert to_a.push(device.device_token, a.headers(topic=app, apns_id=first), payload).status == 200
+        wait_until(lambda: extension.requests[first] == 1, timeout=10, what="node A's extension asked")
+        assert b.server.stop(timeout=15) == 0
+        b.restart()
+        wait_until(lambda: first in a.listed_ids(device), timeout=20, what="the first push listed")
+        time.sleep(0.5)
+        assert extension.requests[first] == 1, "node B ran node A's push through the extension too"
+        to_a.close()
+
+        # Node A dies while its extension works on a push: node B, which heard of the extension
+        # through the database, runs it once A's claim has ended.
+        extension.hold = 300
+        to_a = H2Client(a.apns_url)
+        second = new_apns_id()
+        assert to_a.push(device.device_token, a.headers(topic=app, apns_id=second), payload).status == 200
+        wait_until(lambda: extension.requests[second] == 1, timeout=10, what="node A's extension asked")
+        a.server.kill9()
+        killed = time.monotonic()
+        wait_until(lambda: second in b.listed_ids(device), timeout=60, what="node B ran the dead node's push")
+        took = time.monotonic() - killed
+        assert extension.requests[second] == 2
+        [shown] = [n for n in b.all_notifications(device) if n["id"] == second]
+        assert shown["payload"]["aps"]["alert"]["title"] == "Changed", shown["payload"]
+        REPORT.append(f"two PostgreSQL nodes: a service extension's push ran once while the other node "
+                      f"restarted; node A killed during one, node B ran it {took:.1f}s later (claims of 30 s)")
+    finally:
+        extension.close()
+        if a.server.proc is None or a.server.proc.poll() is not None:
+            a.restart()
 
 
 def test_postgresql_stopped_under_load_refuses_pushes_then_takes_them_again(tmp_path):

@@ -6,13 +6,14 @@ import ServiceLifecycle
 
 /// On a database several nodes share: hands every committed change of the devices' lists to this
 /// node's live sessions, in seq order whichever node committed it (the hub `followsCommittedFeed`),
-/// and reads the registry again when another node changed it.
+/// and reads the registry (and the apps' service extensions) again when another node changed them.
 struct CommittedFeedRelay: Service, CustomStringConvertible {
     let store: any SharedDatabaseStore
     /// Where the feed starts: the latest seq when the node started, before it accepted anything.
     let cursor: Int64
     let hub: LiveHub
     let registry: RegistryCache
+    let extensions: ServiceExtensionService
     let logger: Logger
 
     var description: String { "CommittedFeedRelay" }
@@ -29,6 +30,7 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
                 case .registry:
                     do {
                         try await registry.reload { try await store.registrySnapshot() }
+                        await extensions.changed()
                     } catch {
                         // The next change (or the reconnection's) reads it again.
                         logger.warning(

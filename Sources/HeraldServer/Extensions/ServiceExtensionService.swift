@@ -27,6 +27,10 @@ import Synchronization
 /// or a crash runs again at the next start (a notification written just before a crash is written
 /// again with the same id: the device's list keeps one). The extension's time therefore never holds
 /// up the provider; the device sees the push when the extension is done, as on iOS.
+///
+/// Nodes sharing a database: a job is claimed by the node that accepted it (`claimedUntil`, renewed
+/// while it runs); the others take only jobs whose claims ended — a node that died with them
+/// (`keepClaims`) — so each runs once at a time.
 public final class ServiceExtensionService: Service, Sendable {
     let store: any HeraldStore
     private let registry: RegistryService
@@ -38,8 +42,12 @@ public final class ServiceExtensionService: Service, Sendable {
     /// The registered extensions by bundle id (read on the push path: a lock and a lookup).
     private let records = Mutex<[String: ServiceExtensionRecord]>([:])
     private let pools = Mutex<[String: ExtensionPool]>([:])
-    /// The jobs being run now (a restart's recovery skips them).
+    /// The jobs being run now (claimed by this node: their claims are renewed).
     private let inFlight = Mutex<Set<String>>([])
+    /// How long a job is this node's once claimed (`ExtensionJobRecord.claimedUntil`); renewed every
+    /// `claimRenewal` while it runs. A node that dies leaves its jobs to the others after that.
+    static let claimSeconds: TimeInterval = 30
+    static let claimRenewal: Duration = .seconds(10)
     /// Credentials of the apps' extensions on devices, made on first need.
     private let credentials = Mutex<[String: String]>([:])
     private let apiURL = Mutex<String?>(nil)
@@ -100,7 +108,8 @@ public final class ServiceExtensionService: Service, Sendable {
             id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
             token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue,
             priority: push.priority.rawValue, expiration: push.expiration.seconds, collapseID: push.collapseID,
-            payload: String(decoding: push.rawPayload, as: UTF8.self), receivedAt: receivedAt)
+            payload: String(decoding: push.rawPayload, as: UTF8.self), receivedAt: receivedAt,
+            claimedUntil: Date().addingTimeInterval(Self.claimSeconds))
         Task {
             do {
                 try await keep(job)
@@ -133,8 +142,16 @@ public final class ServiceExtensionService: Service, Sendable {
                 redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5))))
         client.withLock { $0 = http }
         try await reload()
-        Task { await recover() }
+        let claims = Task { await keepClaims() }
         try? await gracefulShutdown()
+        claims.cancel()
+        // What runs here now is given up: another node (or this one at its next start) runs it.
+        do {
+            try await store.renewExtensionJobs(ids: inFlight.withLock { Array($0) }, leaseEnd: .distantPast)
+        } catch {
+            logger.warning(
+                "Could not give up the claims of running service extensions", metadata: ["error": "\(error)"])
+        }
         let all = pools.withLock { Array($0.values) }
         for pool in all { await pool.stop() }
         client.withLock { $0 = nil }
@@ -183,20 +200,36 @@ public final class ServiceExtensionService: Service, Sendable {
         pools.withLock { pools in pools = pools.filter { byApp[$0.key] != nil } }
     }
 
-    /// Runs the jobs a stop or a crash left.
-    private func recover() async {
-        do {
-            let jobs = try await store.extensionJobs(limit: 100_000)
-            if !jobs.isEmpty {
-                logger.info("Running service extensions left from the last run", metadata: ["jobs": "\(jobs.count)"])
-            }
-            await withTaskGroup(of: Void.self) { group in
-                for job in jobs where !inFlight.withLock({ $0.contains(job.id) }) {
-                    group.addTask { await self.process(job) }
+    /// Runs the jobs no node runs, and keeps the claims of those running here. At start, the ones a
+    /// stop or a crash left — on a database of its own, all of them (no other node can be running
+    /// them); on a shared one, those whose claims ended —, then every `claimRenewal`, the ones whose
+    /// claims ended since (their node died), while the claims of the jobs running here are renewed.
+    private func keepClaims() async {
+        var startingAlone = !(store is any SharedDatabaseStore)
+        var logged = false
+        while !Task.isCancelled {
+            do {
+                let running = inFlight.withLock { Array($0) }
+                try await store.renewExtensionJobs(ids: running, leaseEnd: Date().addingTimeInterval(Self.claimSeconds))
+                let jobs = try await store.claimExtensionJobs(
+                    through: startingAlone ? .distantFuture : Date(),
+                    leaseEnd: Date().addingTimeInterval(Self.claimSeconds),
+                    limit: 1_000)
+                if !jobs.isEmpty && !logged {
+                    logger.info("Running service extensions no node is running", metadata: ["jobs": "\(jobs.count)"])
+                    logged = true
                 }
+                for job in jobs where !inFlight.withLock({ $0.contains(job.id) }) {
+                    Task { await self.process(job) }
+                }
+                if jobs.count == 1_000 { continue }
+            } catch {
+                logger.error(
+                    "Could not claim the pushes waiting for service extensions", metadata: ["error": "\(error)"])
             }
-        } catch {
-            logger.error("Could not read the pushes waiting for service extensions", metadata: ["error": "\(error)"])
+            startingAlone = false
+            logged = false
+            try? await Task.sleep(for: Self.claimRenewal)
         }
     }
 

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 
 /// Delivers the person's responses to the apps' webhooks (`PUT /v1/admin/apps/{bundle_id}/webhook`):
 /// each delivery the store holds (written with its response) is POSTed, signed as Standard Webhooks
@@ -31,6 +32,8 @@ public final class WebhookService: Service, Sendable {
     let retryBase: Duration
     let now: @Sendable () -> Date
     private let wake = WakeSignal()
+    /// Deliveries claimed whose outcome is not recorded yet: given up when the service stops.
+    private let unrecorded = Mutex<Set<String>>([])
 
     public init(
         store: any HeraldStore, retryBase: Duration = .seconds(1), now: @escaping @Sendable () -> Date = { Date() },
@@ -57,10 +60,24 @@ public final class WebhookService: Service, Sendable {
         do {
             try await runUntilGracefulShutdown { try await self.loop(client) }
         } catch {
+            await releaseClaims()
             try? await client.shutdown()
             throw error
         }
+        await releaseClaims()
         try await client.shutdown()
+    }
+
+    /// Gives up the claims of the attempts the stop cut short: due at once for the next node (or
+    /// this one's next start), not at the end of their claims.
+    private func releaseClaims() async {
+        let ids = unrecorded.withLock { Array($0) }
+        guard !ids.isEmpty else { return }
+        do {
+            try await store.releaseWebhookClaims(ids: ids, at: now())
+        } catch {
+            logger.warning("Could not give up the webhook deliveries being attempted", metadata: ["error": "\(error)"])
+        }
     }
 
     private func loop(_ client: HTTPClient) async throws {
@@ -71,6 +88,7 @@ public final class WebhookService: Service, Sendable {
                 let start = now()
                 let due = try await store.claimDueWebhookDeliveries(
                     through: start, leaseEnd: start.addingTimeInterval(Self.claimSeconds), limit: Self.batchSize)
+                unrecorded.withLock { $0.formUnion(due.map(\.id)) }
                 await withTaskGroup(of: Void.self) { group in
                     for delivery in due { group.addTask { await self.attempt(delivery, client: client) } }
                 }
@@ -111,6 +129,8 @@ public final class WebhookService: Service, Sendable {
         } catch {
             failure = "\(error)"
         }
+        // Cut short by the stop: not the webhook's failure (`releaseClaims` gives it up).
+        if Task.isCancelled { return }
         do {
             if let failure {
                 let delay = Self.backoff(afterAttempts: delivery.attempts + 1, base: retryBase)
@@ -126,6 +146,7 @@ public final class WebhookService: Service, Sendable {
             } else {
                 try await store.webhookDelivered(id: delivery.id, at: now())
             }
+            _ = unrecorded.withLock { $0.remove(delivery.id) }
         } catch {
             logger.error(
                 "Could not record a webhook attempt", metadata: ["webhook.id": "\(delivery.id)", "error": "\(error)"])

@@ -263,13 +263,15 @@ struct ServiceExtensionTests {
         #expect(try await Self.register(herald, ["executable": Self.exampleExtension]).0 == 200)
         let demo = herald.demo
         try await herald.stop(removingData: false)
-        // As if Herald stopped between the 200 and the extension's answer: the job is all there is.
+        // As if Herald crashed between the 200 and the extension's answer: the job is all there is,
+        // still claimed by the crashed run for ten minutes — on a database of its own, the next start
+        // runs it anyway (no other node can be running it).
         let store = try SQLiteStore(path: herald.directory.appendingPathComponent("herald.sqlite").path)
         let job = ExtensionJobRecord(
             id: "9f0c1f7e-0000-4000-8000-000000000001", deviceID: demo.deviceID, bundleID: demo.topic,
             token: demo.deviceToken, topic: demo.topic, pushType: "alert", priority: 10, expiration: nil,
             collapseID: nil, payload: #"{"aps":{"alert":{"title":"Kept"},"mutable-content":1}}"#,
-            receivedAt: Date())
+            receivedAt: Date(), claimedUntil: Date().addingTimeInterval(600))
         try await store.addExtensionJob(job)
         try await store.close()
 
