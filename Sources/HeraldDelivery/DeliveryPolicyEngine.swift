@@ -62,6 +62,15 @@ public final class DeliveryPolicyEngine: Sendable {
         }
     }
 
+    /// Forgets every cached context and app (another node's changes may have been missed).
+    public func invalidateAll() {
+        cache.withLock { state in
+            state.generation += 1
+            state.devices = [:]
+            state.apps = [:]
+        }
+    }
+
     /// Forgets an app's cached categories and localizations.
     public func invalidateApp(_ bundleID: String) {
         cache.withLock { state in

@@ -26,6 +26,8 @@ public final class PolicyCoordinator: Sendable {
     let summaryService: SummaryService
     /// Apps' local notifications: adding requests, and the trigger scheduler (a service).
     public let localNotifications: LocalNotificationService
+    /// On a database nodes share: tells the other nodes what this one changed.
+    private let broadcast: (@Sendable (SharedInvalidation) async -> Void)?
 
     /// The policy of `store`: decisions read the registry from `registry`, publish what they change to
     /// `hub`, and take time from `clock`. Run `focusService` and `summaryService` (the application's
@@ -33,6 +35,20 @@ public final class PolicyCoordinator: Sendable {
     public init(
         store: any HeraldStore, registry: RegistryCache, hub: any LiveSessions, clock: any HeraldClock, logger: Logger
     ) {
+        if let shared = store as? any SharedDatabaseStore {
+            broadcast = { change in
+                do {
+                    try await shared.broadcast(change)
+                } catch {
+                    // The others' caches keep the old state until their next reconnection.
+                    logger.warning(
+                        "Could not tell the other nodes of a change",
+                        metadata: ["error": "\(String(reflecting: error))"])
+                }
+            }
+        } else {
+            broadcast = nil
+        }
         let engine = DeliveryPolicyEngine(store: store, registry: registry, hub: hub, clock: clock, logger: logger)
         let events = PolicyActivityFanOut()
         self.engine = engine
@@ -50,16 +66,39 @@ public final class PolicyCoordinator: Sendable {
         engine.invalidateUser(userID)
         focusService.userStateChanged(userID)
         summaryService.userStateChanged(userID)
+        await broadcast?(.user(userID))
     }
 
     /// Call after a device's state was committed: the next decision for the device reads it.
     public func deviceStateChanged(deviceID: String) async {
-        engine.invalidateDevice(deviceID)
+        changed(.device(deviceID))
+        await broadcast?(.device(deviceID))
     }
 
     /// Call after an app's categories or localization files changed.
     public func appResourcesChanged(bundleID: String) async {
-        engine.invalidateApp(bundleID)
+        changed(.app(bundleID))
+        await broadcast?(.app(bundleID))
+    }
+
+    /// Another node changed this (`SharedChange.changed`): the next decision here reads it, and
+    /// nobody is told again. (The node that changed a user's state decides their held notifications
+    /// again; this one does not as well, which would release them twice at once.)
+    public func changed(_ change: SharedInvalidation) {
+        switch change {
+        case .user(let userID):
+            engine.invalidateUser(userID)
+        case .device(let deviceID):
+            engine.invalidateDevice(deviceID)
+        case .app(let bundleID):
+            engine.invalidateApp(bundleID)
+        }
+    }
+
+    /// Another node's changes may have been missed (the listening connection was lost): nothing
+    /// kept in memory is trusted.
+    public func forgetCached() {
+        engine.invalidateAll()
     }
 
     /// What the user's next Scheduled Summary would hold at `now` (the clock's time by default), and

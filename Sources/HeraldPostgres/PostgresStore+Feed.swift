@@ -25,11 +25,13 @@ struct FeedConnectionClosed: Error, CustomStringConvertible {
 
 /// One signal on the `herald` channel.
 struct FeedSignal: Hashable, Sendable {
-    enum Kind: String, Sendable { case feed, registry }
+    enum Kind: String, Sendable { case feed, registry, invalidation }
     var kind: Kind = .feed
     var node: String
     var from: Int64 = 0
     var through: Int64 = 0
+    /// What an `invalidation` signal (`user|device|app <node> <id>`) names.
+    var invalidation: SharedInvalidation?
 
     init(node: String, from: Int64, through: Int64) {
         self.node = node
@@ -42,17 +44,40 @@ struct FeedSignal: Hashable, Sendable {
         self.node = node
     }
 
+    init(_ invalidation: SharedInvalidation, of node: String) {
+        kind = .invalidation
+        self.node = node
+        self.invalidation = invalidation
+    }
+
     var payload: String {
         switch kind {
         case .feed: "feed \(node) \(from) \(through)"
         case .registry: "registry \(node)"
+        case .invalidation:
+            switch invalidation {
+            case .user(let id): "user \(node) \(id)"
+            case .device(let id): "device \(node) \(id)"
+            case .app(let id): "app \(node) \(id)"
+            case nil: "registry \(node)"
+            }
         }
     }
 
     init?(payload: String) {
-        let parts = payload.split(separator: " ").map(String.init)
+        let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
         switch parts.first {
+        case "user", "device", "app":
+            guard parts.count == 3, !parts[2].isEmpty else { return nil }
+            let invalidation: SharedInvalidation =
+                switch parts[0] {
+                case "user": .user(parts[2])
+                case "device": .device(parts[2])
+                default: .app(parts[2])
+                }
+            self.init(invalidation, of: parts[1])
         case "feed":
+            let parts = payload.split(separator: " ").map(String.init)
             guard parts.count == 4, let from = Int64(parts[2]), let through = Int64(parts[3]), from < through
             else { return nil }
             self.init(node: parts[1], from: from, through: through)
@@ -72,6 +97,11 @@ extension PostgresStore: SharedDatabaseStore {
     func notifyRegistryChange(_ connection: PostgresConnection) async throws {
         try await connection.query(
             "SELECT pg_notify(\(Self.feedChannel), \(FeedSignal(registryOf: nodeID).payload))", logger: logger)
+    }
+
+    public func broadcast(_ change: SharedInvalidation) async throws {
+        try await execute(
+            "SELECT pg_notify(\(Self.feedChannel), \(FeedSignal(change, of: nodeID).payload))")
     }
 
     public func committedChanges(after cursor: Int64) -> AsyncStream<SharedChange> {
@@ -140,7 +170,7 @@ extension PostgresStore: SharedDatabaseStore {
                 let change = try await committed(after: seen, through: latest, on: connection)
                 try progress.handOn(change, through: latest, session: session, to: continuation)
             }
-            try progress.handOn(.registry, through: nil, session: session, to: continuation)
+            try progress.handOn(.listening, through: nil, session: session, to: continuation)
             // The signals, until the connection closes: PostgresNIO's sequence of them does not end
             // when the server ends the connection (seen when PostgreSQL stopped: the relay waited on
             // a dead connection), so its close ends them.
@@ -173,6 +203,10 @@ extension PostgresStore: SharedDatabaseStore {
                     // This node's cache has its own changes already.
                     if signal.node != nodeID {
                         try progress.handOn(.registry, through: nil, session: session, to: continuation)
+                    }
+                case .invalidation:
+                    if signal.node != nodeID, let invalidation = signal.invalidation {
+                        try progress.handOn(.changed(invalidation), through: nil, session: session, to: continuation)
                     }
                 case .feed:
                     let seen = progress.seen

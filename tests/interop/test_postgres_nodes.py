@@ -156,6 +156,42 @@ def test_kill_9_of_one_node_under_load_loses_no_acknowledged_push(nodes):
 
 
 
+def test_what_a_person_changes_on_one_node_the_other_decides_and_streams_with(nodes):
+    a, b = nodes
+    device = a.new_device()
+    to_b = H2Client(b.apns_url)
+
+    def disposition_on_b() -> str:
+        apns_id = new_apns_id()
+        assert to_b.push(device.device_token, b.headers(apns_id=apns_id), {"aps": {"alert": "hi"}}).status == 200
+        [n] = [n for n in b.all_notifications(device) if n["id"] == apns_id]
+        return n["disposition"]
+
+    # A push through node B (once B has heard of the token registered on A, milliseconds): B keeps
+    # what it read of the person and the device.
+    wait_until(lambda: to_b.push(device.device_token, b.headers(), {"aps": {"alert": "hi"}}).status == 200,
+               timeout=5, what="node B takes the token registered on node A")
+    assert disposition_on_b() == "alerted"
+    # Through node A the person turns the Work Focus on: node B's next decision holds the push.
+    assert a.api("PUT", "/v1/me/focus-modes/work", token=device.user_token, body={}).status in (200, 201)
+    started = time.monotonic()
+    assert a.api("POST", "/v1/me/focus-modes/work/on", token=device.user_token).status == 200
+    wait_until(lambda: disposition_on_b() == "heldForFocus", timeout=5, what="node B holds for the Focus set on A")
+    lag = time.monotonic() - started
+    assert a.api("POST", "/v1/me/focus-modes/work/off", token=device.user_token).status == 200
+    # A device's state changed through node A reaches a session on node B.
+    with SSEClient(b.api_url, device.device_id, device.user_token) as stream:
+        stream.wait_connected()
+        r = a.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token,
+                  body={"ringer_silent": True})
+        assert r.status == 200, r
+        states = [e for e in stream.drain(2) if e.event == "state"]
+        assert states and json.loads(states[-1].data)["ringer_silent"] is True, states
+    to_b.close()
+    REPORT.append(f"two PostgreSQL nodes: a Focus turned on through node A held node B's next push "
+                  f"{lag * 1000:.0f} ms later; a device state set on A reached a session on B")
+
+
 class SlowExtension:
     """A webhook service extension that counts its requests by notification (`webhook-id`) and
     answers the first one for each after `hold` seconds, the others at once."""

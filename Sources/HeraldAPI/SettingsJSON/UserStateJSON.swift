@@ -172,6 +172,14 @@ enum PreferencesJSON {
 
 // MARK: Device state
 
+extension LiveHub {
+    /// Tells the device's sessions its state (`event: state`), as `PUT /v1/devices/{id}/state` does:
+    /// for a change another node committed.
+    public func publishState(deviceID: String, state: DeviceState) {
+        publishState(deviceID: deviceID, DeviceStateJSON.json(state, deviceID: deviceID))
+    }
+}
+
 enum DeviceStateJSON {
     static func json(_ state: DeviceState, deviceID: String) -> JSONValue {
         var foreground: JSONValue = .null

@@ -1,5 +1,7 @@
 import HeraldAPI
 import HeraldCore
+import HeraldDelivery
+import HeraldPolicy
 import HeraldStore
 import Logging
 import ServiceLifecycle
@@ -14,6 +16,7 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
     let hub: LiveHub
     let registry: RegistryCache
     let extensions: ServiceExtensionService
+    let policy: PolicyCoordinator
     let logger: Logger
 
     var description: String { "CommittedFeedRelay" }
@@ -28,17 +31,40 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
                 case .feed(let rows, let summaries):
                     hub.publishCommitted(rows, summaries: summaries)
                 case .registry:
-                    do {
-                        try await registry.reload { try await store.registrySnapshot() }
-                        await extensions.changed()
-                    } catch {
-                        // The next change (or the reconnection's) reads it again.
-                        logger.warning(
-                            "Could not read the registry another node changed",
-                            metadata: ["error": "\(String(reflecting: error))"])
+                    await readRegistry()
+                case .listening:
+                    await readRegistry()
+                    policy.forgetCached()
+                case .changed(let change):
+                    policy.changed(change)
+                    if case .device(let deviceID) = change {
+                        await publishState(of: deviceID)
                     }
                 }
             }
+        }
+    }
+
+    private func readRegistry() async {
+        do {
+            try await registry.reload { try await store.registrySnapshot() }
+            await extensions.changed()
+        } catch {
+            // The next change (or the reconnection's) reads it again.
+            logger.warning(
+                "Could not read the registry another node changed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Another node changed the device's state: its sessions here hear of it too.
+    private func publishState(of deviceID: String) async {
+        guard hub.hasSession(deviceID: deviceID) else { return }
+        do {
+            hub.publishState(
+                deviceID: deviceID, state: try await store.deviceState(deviceID: deviceID) ?? DeviceState())
+        } catch {
+            logger.warning(
+                "Could not read the state another node changed", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 }

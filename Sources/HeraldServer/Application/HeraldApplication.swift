@@ -180,7 +180,7 @@ public final class HeraldApplication: Sendable {
                     .init(
                         service: CommittedFeedRelay(
                             store: shared, cursor: try await store.latestCursor(), hub: hub,
-                            registry: registry.cache, extensions: extensions, logger: logger))
+                            registry: registry.cache, extensions: extensions, policy: policy, logger: logger))
                 ]
             } else { [] }
         let apns = APNsListener(
