@@ -161,6 +161,26 @@ struct PostgresStoreTests {
         return (first, second)
     }
 
+    /// What two nodes claim, each in batches until nothing is left, at once: every id either got.
+    private static func claimedByBoth(
+        _ first: PostgresStore, _ second: PostgresStore,
+        _ claim: @escaping @Sendable (PostgresStore) async throws -> [String]
+    ) async throws -> [String] {
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for node in [first, second] {
+                group.addTask {
+                    var ids: [String] = []
+                    while true {
+                        let batch = try await claim(node)
+                        if batch.isEmpty { return ids }
+                        ids += batch
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
     @Test("both nodes' schedulers fire one due request at once: it fires once and advances once")
     func aFiringHappensOnceAcrossNodes() async throws {
         let (first, second) = try await Self.twoNodes()
@@ -192,19 +212,10 @@ struct PostgresStoreTests {
         for index in 0..<40 {
             try await first.recordResponse(ResponseStoreTests.response("r-\(index)"), webhookBody: "{}")
         }
-        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
-            for node in [first, second] {
-                group.addTask {
-                    var ids: [String] = []
-                    while true {
-                        let batch = try await node.claimResponses(
-                            deviceID: Fixture.deviceID, bundleID: Fixture.appID, limit: 3, at: Fixture.time(20))
-                        if batch.isEmpty { return ids }
-                        ids += batch.map(\.id)
-                    }
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
+        let claimed = try await Self.claimedByBoth(first, second) { node in
+            try await node.claimResponses(
+                deviceID: Fixture.deviceID, bundleID: Fixture.appID, limit: 3, at: Fixture.time(20)
+            ).map(\.id)
         }
         #expect(claimed.count == 40)
         #expect(Set(claimed).count == 40)
@@ -221,19 +232,10 @@ struct PostgresStoreTests {
         for index in 0..<40 {
             try await first.recordResponse(ResponseStoreTests.response("w-\(index)"), webhookBody: "{}")
         }
-        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
-            for node in [first, second] {
-                group.addTask {
-                    var ids: [String] = []
-                    while true {
-                        let batch = try await node.claimDueWebhookDeliveries(
-                            through: Fixture.time(20), leaseEnd: Fixture.time(600), limit: 3)
-                        if batch.isEmpty { return ids }
-                        ids += batch.map(\.id)
-                    }
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
+        let claimed = try await Self.claimedByBoth(first, second) { node in
+            try await node.claimDueWebhookDeliveries(
+                through: Fixture.time(20), leaseEnd: Fixture.time(600), limit: 3
+            ).map(\.id)
         }
         #expect(claimed.count == 40)
         #expect(Set(claimed).count == 40)
@@ -246,19 +248,10 @@ struct PostgresStoreTests {
         let (first, second) = try await Self.twoNodes()
         try await first.updateExtensionJobs(
             adding: (0..<40).map { ServiceExtensionStoreTests.job("j-\($0)", at: Int64($0)) }, removing: [])
-        let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
-            for node in [first, second] {
-                group.addTask {
-                    var ids: [String] = []
-                    while true {
-                        let batch = try await node.claimExtensionJobs(
-                            through: Fixture.time(50), leaseEnd: Fixture.time(600), limit: 3)
-                        if batch.isEmpty { return ids }
-                        ids += batch.map(\.id)
-                    }
-                }
-            }
-            return try await group.reduce(into: []) { $0 += $1 }
+        let claimed = try await Self.claimedByBoth(first, second) { node in
+            try await node.claimExtensionJobs(
+                through: Fixture.time(50), leaseEnd: Fixture.time(600), limit: 3
+            ).map(\.id)
         }
         #expect(claimed.count == 40)
         #expect(Set(claimed).count == 40)
