@@ -109,6 +109,8 @@ final class ServiceProgress: Sendable {
     private struct State {
         var waiters: [Waiter] = []
         var isFinished = false
+        /// The loop is not running for now (another node leads: `ScheduledServices`).
+        var isPaused = false
     }
 
     private let state = HeraldMutex(State())
@@ -133,12 +135,28 @@ final class ServiceProgress: Sendable {
         for waiter in waiters { waiter.continuation.resume(returning: nil) }
     }
 
+    /// The loop stops for now (this node no longer leads, or does not yet): waiters, now and until
+    /// `resume`, get nil — the leader acts at those times, not this node.
+    func pause() {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.isPaused = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: nil) }
+    }
+
+    /// The loop runs again: waiters wait for its passes.
+    func resume() {
+        state.withLock { $0.isPaused = false }
+    }
+
     /// Waits for a pass at `date` or later; `wake` runs once the waiter is registered (it makes
     /// the loop pass).
     func wait(through date: Date, wake: () -> Void) async -> Date? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Date?, Never>) in
             let finished = state.withLock { state -> Bool in
-                if state.isFinished { return true }
+                if state.isFinished || state.isPaused { return true }
                 state.waiters.append(Waiter(date: date, continuation: continuation))
                 return false
             }

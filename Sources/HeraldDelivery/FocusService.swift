@@ -21,7 +21,7 @@ import Synchronization
 /// pass is tried again after a wait on the wall clock (1 s, doubling up to `maximumRetryDelay`, also
 /// under a manual clock, which does not move by itself) until it succeeds. Deciding again is
 /// idempotent: what was released is no longer held.
-final class FocusService: Service, ClockFollowing {
+final class FocusService: Service, ClockFollowing, ScheduledService {
     private struct FocusUser: Sendable {
         var modes: FocusModes
         var timeZone: TimeZone
@@ -62,14 +62,27 @@ final class FocusService: Service, ClockFollowing {
         await progress.wait(through: date) { wake.signal() }
     }
 
+    /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     func run() async throws {
+        defer { progress.finish() }
         try await runUntilGracefulShutdown {
-            try await self.loop()
+            try await self.term()
         }
     }
 
+    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
+    /// then each time as it comes. Called again for each term this node leads.
+    func term() async throws {
+        progress.resume()
+        defer { progress.pause() }
+        try await loop()
+    }
+
+    func pause() {
+        progress.pause()
+    }
+
     private func loop() async throws {
-        defer { progress.finish() }
         let clock = engine.clock
         var lastCheck = clock.now
         let users = try await engine.store.users()

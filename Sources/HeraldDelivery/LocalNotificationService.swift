@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// It follows the injected clock like the Focus and summary services (`ClockFollowing`), so a move
 /// of the manual clock fires each request at its own time.
-public final class LocalNotificationService: Service, ClockFollowing {
+public final class LocalNotificationService: Service, ClockFollowing, ScheduledService {
     /// Apple keeps at most 64 pending requests per app ("the system keeps the soonest-firing 64";
     /// Herald keeps the most recently added 64, as the issue and most accounts describe it).
     public static let pendingLimit = 64
@@ -45,10 +45,13 @@ public final class LocalNotificationService: Service, ClockFollowing {
     private let logger: Logger
     private let wake = WakeSignal()
     private let progress = ServiceProgress()
+    /// Tells the other nodes sharing the database (nil: none) — the leader's scheduler among them.
+    private let broadcast: (@Sendable (SharedInvalidation) async -> Void)?
 
-    init(engine: DeliveryPolicyEngine, logger: Logger) {
+    init(engine: DeliveryPolicyEngine, logger: Logger, broadcast: (@Sendable (SharedInvalidation) async -> Void)?) {
         self.engine = engine
         self.logger = logger
+        self.broadcast = broadcast
     }
 
     private var store: any HeraldStore { engine.store }
@@ -89,7 +92,9 @@ public final class LocalNotificationService: Service, ClockFollowing {
             trigger: trigger.jsonText, addedAt: now, nextFireAt: trigger.firstFireDate(addedAt: now, calendar: calendar)
         )
         let (stored, dropped) = try await store.addLocalRequest(request, limit: Self.pendingLimit)
+        // This node's scheduler, or the leader's on another node, reads its next time again.
         wake.signal()
+        await broadcast?(.pendingRequests(deviceID))
         return .scheduled(stored, dropped: dropped)
     }
 
@@ -125,7 +130,8 @@ public final class LocalNotificationService: Service, ClockFollowing {
         return changes
     }
 
-    /// Pending requests were removed: the scheduler reads its next time again.
+    /// Pending requests were removed (or, on another node, added): the scheduler reads its next time
+    /// again.
     public func requestsChanged() {
         wake.signal()
     }
@@ -155,14 +161,27 @@ public final class LocalNotificationService: Service, ClockFollowing {
         await progress.wait(through: date) { wake.signal() }
     }
 
+    /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     public func run() async throws {
+        defer { progress.finish() }
         try await runUntilGracefulShutdown {
-            try await self.loop()
+            try await self.term()
         }
     }
 
+    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
+    /// then each time as it comes. Called again for each term this node leads.
+    func term() async throws {
+        progress.resume()
+        defer { progress.pause() }
+        try await loop()
+    }
+
+    func pause() {
+        progress.pause()
+    }
+
     private func loop() async throws {
-        defer { progress.finish() }
         let clock = engine.clock
         var retryDelay: Duration = .seconds(1)
         while !Task.isCancelled {

@@ -28,6 +28,8 @@ public final class PolicyCoordinator: Sendable {
     public let localNotifications: LocalNotificationService
     /// On a database nodes share: tells the other nodes what this one changed.
     private let broadcast: (@Sendable (SharedInvalidation) async -> Void)?
+    /// The Focus, summary and trigger services, on the node that leads them.
+    private let scheduled: ScheduledServices
 
     /// The policy of `store`: decisions read the registry from `registry`, publish what they change to
     /// `hub`, and take time from `clock`. Run `focusService` and `summaryService` (the application's
@@ -35,7 +37,10 @@ public final class PolicyCoordinator: Sendable {
     public init(
         store: any HeraldStore, registry: RegistryCache, hub: any LiveSessions, clock: any HeraldClock, logger: Logger
     ) {
-        if let shared = store as? any SharedDatabaseStore {
+        let shared = store as? any SharedDatabaseStore
+        var broadcast: (@Sendable (SharedInvalidation) async -> Void)?
+        var leadership: (@Sendable (@escaping @Sendable () async throws -> Void) async throws -> Void)?
+        if let shared {
             broadcast = { change in
                 do {
                     try await shared.broadcast(change)
@@ -46,9 +51,9 @@ public final class PolicyCoordinator: Sendable {
                         metadata: ["error": "\(String(reflecting: error))"])
                 }
             }
-        } else {
-            broadcast = nil
+            leadership = { term in try await shared.whileLeading(term) }
         }
+        self.broadcast = broadcast
         let engine = DeliveryPolicyEngine(store: store, registry: registry, hub: hub, clock: clock, logger: logger)
         let events = PolicyActivityFanOut()
         self.engine = engine
@@ -56,7 +61,10 @@ public final class PolicyCoordinator: Sendable {
         self.explainer = DecisionExplainer(engine: engine)
         self.focusService = FocusService(engine: engine, events: events, logger: logger)
         self.summaryService = SummaryService(engine: engine, events: events, logger: logger)
-        self.localNotifications = LocalNotificationService(engine: engine, logger: logger)
+        self.localNotifications = LocalNotificationService(engine: engine, logger: logger, broadcast: broadcast)
+        self.scheduled = ScheduledServices(
+            services: [focusService, summaryService, localNotifications],
+            leadership: leadership)
     }
 
     /// Call after a user's per-app settings, preferences, Focus modes (or manual Focus switch) or
@@ -81,13 +89,16 @@ public final class PolicyCoordinator: Sendable {
         await broadcast?(.app(bundleID))
     }
 
-    /// Another node changed this (`SharedChange.changed`): the next decision here reads it, and
-    /// nobody is told again. (The node that changed a user's state decides their held notifications
-    /// again; this one does not as well, which would release them twice at once.)
+    /// Another node changed this (`SharedChange.changed`): the next decision here reads it, nobody
+    /// is told again, and the services act on it if this node leads them (they run on one node).
     public func changed(_ change: SharedInvalidation) {
         switch change {
         case .user(let userID):
             engine.invalidateUser(userID)
+            focusService.userStateChanged(userID)
+            summaryService.userStateChanged(userID)
+        case .pendingRequests:
+            localNotifications.requestsChanged()
         case .device(let deviceID):
             engine.invalidateDevice(deviceID)
         case .app(let bundleID):
@@ -108,8 +119,9 @@ public final class PolicyCoordinator: Sendable {
     }
 
     /// The services that act when time passes (Focus schedules, Scheduled Summary, the trigger
-    /// scheduler of local notifications): run them in the application's ServiceGroup.
-    public var services: [any Service] { [focusService, summaryService, localNotifications] }
+    /// scheduler of local notifications), on one node of those sharing a database
+    /// (`ScheduledServices`): run them in the application's ServiceGroup.
+    public var services: [any Service] { [scheduled] }
 
     /// The controller that moves `clock` and waits until the services have acted up to its new time
     /// (`herald serve --clock manual`, the admin clock routes).

@@ -24,7 +24,7 @@ import Synchronization
 /// a wait on the wall clock (1 s, doubling up to `maximumRetryDelay`, also under a manual clock,
 /// which does not move by itself), until it is released; the store's record of the slot keeps it
 /// exactly once. Schedules that could not be read are read again the same way.
-final class SummaryService: Service, ClockFollowing {
+final class SummaryService: Service, ClockFollowing, ScheduledService {
     private struct SummaryUser: Sendable {
         var schedule: SummarySchedule
         var timeZone: TimeZone
@@ -63,14 +63,27 @@ final class SummaryService: Service, ClockFollowing {
         await progress.wait(through: date) { wake.signal() }
     }
 
+    /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     func run() async throws {
+        defer { progress.finish() }
         try await runUntilGracefulShutdown {
-            try await self.loop()
+            try await self.term()
         }
     }
 
+    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
+    /// then each time as it comes. Called again for each term this node leads.
+    func term() async throws {
+        progress.resume()
+        defer { progress.pause() }
+        try await loop()
+    }
+
+    func pause() {
+        progress.pause()
+    }
+
     private func loop() async throws {
-        defer { progress.finish() }
         let clock = engine.clock
         var lastCheck = clock.now
         if !(await reload(catchingUp: true, nextAfter: lastCheck)) { isCatchUpPending.withLock { $0 = true } }

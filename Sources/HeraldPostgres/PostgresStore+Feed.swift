@@ -30,7 +30,7 @@ struct FeedSignal: Hashable, Sendable {
     var node: String
     var from: Int64 = 0
     var through: Int64 = 0
-    /// What an `invalidation` signal (`user|device|app <node> <id>`) names.
+    /// What an `invalidation` signal (`user|device|app|requests <node> <id>`) names.
     var invalidation: SharedInvalidation?
 
     init(node: String, from: Int64, through: Int64) {
@@ -59,6 +59,7 @@ struct FeedSignal: Hashable, Sendable {
             case .user(let id): "user \(node) \(id)"
             case .device(let id): "device \(node) \(id)"
             case .app(let id): "app \(node) \(id)"
+            case .pendingRequests(let id): "requests \(node) \(id)"
             case nil: "registry \(node)"
             }
         }
@@ -67,12 +68,13 @@ struct FeedSignal: Hashable, Sendable {
     init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
         switch parts.first {
-        case "user", "device", "app":
+        case "user", "device", "app", "requests":
             guard parts.count == 3, !parts[2].isEmpty else { return nil }
             let invalidation: SharedInvalidation =
                 switch parts[0] {
                 case "user": .user(parts[2])
                 case "device": .device(parts[2])
+                case "requests": .pendingRequests(parts[2])
                 default: .app(parts[2])
                 }
             self.init(invalidation, of: parts[1])
@@ -224,6 +226,8 @@ extension PostgresStore: SharedDatabaseStore {
     static func closeQuietly(_ connection: PostgresConnection) {
         guard !connection.isClosed else { return }
         _ = connection.close() as EventLoopFuture<Void>
+        // Kept until it has closed: PostgresNIO asserts that a connection released is closed.
+        connection.closeFuture.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// The rows and summary events with seqs after `from` up to `through`, in seq order, read in one

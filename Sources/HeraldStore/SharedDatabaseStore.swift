@@ -25,6 +25,9 @@ public enum SharedInvalidation: Sendable, Hashable {
     case device(String)
     /// An app's categories or localization files.
     case app(String)
+    /// A device's pending local notification requests (added or removed): the leader's trigger
+    /// scheduler reads its next time again.
+    case pendingRequests(String)
 }
 
 /// A store several Herald nodes share (PostgreSQL): each node hears every commit to the devices'
@@ -39,4 +42,10 @@ public protocol SharedDatabaseStore: HeraldStore {
     func committedChanges(after cursor: Int64) -> AsyncStream<SharedChange>
     /// Tells the other nodes (not this one) that `change` was committed.
     func broadcast(_ change: SharedInvalidation) async throws
+    /// Runs `term` while this node leads the services that must act once across nodes (Focus
+    /// releases, Scheduled Summaries, the trigger scheduler): waits until it holds the lease, runs
+    /// `term`, and cancels it when the lease is lost (a lost connection to the database) — then
+    /// tries again, for as long as it is not cancelled. One node leads at a time; another takes over
+    /// within seconds when it dies.
+    func whileLeading(_ term: @escaping @Sendable () async throws -> Void) async throws
 }

@@ -1,0 +1,53 @@
+import Foundation
+import HeraldStore
+import Logging
+import ServiceLifecycle
+
+/// A scheduler that acts when time passes, run by `ScheduledServices` one term at a time.
+protocol ScheduledService: Sendable {
+    /// Runs until cancelled: first what came due while it did not run, then each time as it comes.
+    func term() async throws
+    /// Until the next term, a move of the manual clock does not wait for this service.
+    func pause()
+}
+
+/// The services that act when time passes — Focus releases, Scheduled Summaries, the trigger
+/// scheduler of local notifications — as one service of the application's group.
+///
+/// They must act once however many nodes share the database: on a `SharedDatabaseStore` they run
+/// only on the node that holds the lease (`whileLeading`), and from the start again (their start-up
+/// pass catches up what came due meanwhile) each time this node takes the lease over. A node that
+/// does not lead passes on what it hears to the leader through the database (`PolicyCoordinator`
+/// broadcasts user state and pending requests); its clock controller does not wait for services it
+/// does not run. Alone on its store (SQLite), a node always leads: one term, for as long as it runs.
+struct ScheduledServices: Service, CustomStringConvertible {
+    let services: [any ScheduledService]
+    /// The lease of a shared store; nil: this node alone runs them.
+    let leadership: (@Sendable (@escaping @Sendable () async throws -> Void) async throws -> Void)?
+
+    var description: String { "ScheduledServices" }
+
+    func run() async throws {
+        try await runUntilGracefulShutdown {
+            guard let leadership else { return try await term() }
+            // Until this node leads, a move of the manual clock does not wait for these services.
+            for service in services { service.pause() }
+            do {
+                try await leadership { try await term() }
+            } catch is CancellationError {
+                // Graceful shutdown.
+            }
+        }
+    }
+
+    /// Runs every service until cancelled; the first that fails ends the others and the term.
+    private func term() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for service in services {
+                group.addTask { try await service.term() }
+            }
+            defer { group.cancelAll() }
+            while try await group.next() != nil {}
+        }
+    }
+}
