@@ -4,6 +4,7 @@ import HeraldPolicy
 import HeraldStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The delivery policy of a running Herald, and the hooks the JSON API calls after it writes
 /// user-side state: cached contexts are dropped and the services re-plan.
@@ -122,6 +123,10 @@ public final class PolicyCoordinator: Sendable {
     /// scheduler of local notifications), on one node of those sharing a database
     /// (`ScheduledServices`): run them in the application's ServiceGroup.
     public var services: [any Service] { [scheduled] }
+
+    /// Whether this node runs the Focus, summary and trigger services now: always alone on its
+    /// store once they started; of nodes sharing a database, the one holding the lease.
+    public var leadsScheduledServices: Bool { scheduled.isLeading.withLock { $0 } }
 
     /// The controller that moves `clock` and waits until the services have acted up to its new time
     /// (`herald serve --clock manual`, the admin clock routes).

@@ -1,7 +1,9 @@
 import Foundation
+import HeraldCore
 import HeraldStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A scheduler that acts when time passes, run by `ScheduledServices` one term at a time.
 protocol ScheduledService: Sendable {
@@ -20,20 +22,30 @@ protocol ScheduledService: Sendable {
 /// does not lead passes on what it hears to the leader through the database (`PolicyCoordinator`
 /// broadcasts user state and pending requests); its clock controller does not wait for services it
 /// does not run. Alone on its store (SQLite), a node always leads: one term, for as long as it runs.
-struct ScheduledServices: Service, CustomStringConvertible {
+final class ScheduledServices: Service, CustomStringConvertible {
     let services: [any ScheduledService]
     /// The lease of a shared store; nil: this node alone runs them.
     let leadership: (@Sendable (@escaping @Sendable () async throws -> Void) async throws -> Void)?
+    /// Whether a term runs now (the readiness route shows it).
+    let isLeading = HeraldMutex(false)
+
+    init(
+        services: [any ScheduledService],
+        leadership: (@Sendable (@escaping @Sendable () async throws -> Void) async throws -> Void)?
+    ) {
+        self.services = services
+        self.leadership = leadership
+    }
 
     var description: String { "ScheduledServices" }
 
     func run() async throws {
-        try await runUntilGracefulShutdown {
+        try await runUntilGracefulShutdown { [self] in
             guard let leadership else { return try await term() }
             // Until this node leads, a move of the manual clock does not wait for these services.
             for service in services { service.pause() }
             do {
-                try await leadership { try await term() }
+                try await leadership { try await self.term() }
             } catch is CancellationError {
                 // Graceful shutdown.
             }
@@ -42,6 +54,8 @@ struct ScheduledServices: Service, CustomStringConvertible {
 
     /// Runs every service until cancelled; the first that fails ends the others and the term.
     private func term() async throws {
+        isLeading.withLock { $0 = true }
+        defer { isLeading.withLock { $0 = false } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for service in services {
                 group.addTask { try await service.term() }

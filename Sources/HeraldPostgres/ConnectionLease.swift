@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import PostgresNIO
 import Synchronization
 
@@ -121,44 +122,6 @@ final class ConnectionWatch: Sendable {
 
     static let connectionClosed = DatabaseUnavailableError(
         description: "The connection to the database closed during the operation: it is away or restarting.")
-}
-
-/// A result set once, by whichever comes first, and awaited once.
-final class OnceResult<T: Sendable>: Sendable {
-    private enum State {
-        case pending(CheckedContinuation<T, any Error>?)
-        case resolved(Result<T, any Error>)
-        case taken
-    }
-
-    private let state = Mutex(State.pending(nil))
-
-    func resolve(_ result: Result<T, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>? in
-            guard case .pending(let waiter) = state else { return nil }
-            state = waiter == nil ? .resolved(result) : .taken
-            return waiter
-        }
-        waiter?.resume(with: result)
-    }
-
-    func value() async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<T, any Error>? in
-                switch state {
-                case .pending:
-                    state = .pending(continuation)
-                    return nil
-                case .resolved(let result):
-                    state = .taken
-                    return result
-                case .taken:
-                    return .failure(CancellationError())
-                }
-            }
-            if let ready { continuation.resume(with: ready) }
-        }
-    }
 }
 
 /// One lease handed from the task holding it to the operation using it.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldStore
 import Logging
 import NIOCore

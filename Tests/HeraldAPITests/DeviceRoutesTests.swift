@@ -194,4 +194,30 @@ struct DeviceRoutesTests {
             #expect(document.text.hasPrefix("openapi: 3.1"))
         }
     }
+
+    @Test("readyz: ready while the database answers; 503 with the reason once it does not or the node stops")
+    func readiness() async throws {
+        let harness = try TestHarness(.file)
+        try await harness.makeApplication().test(.router) { client in
+            let ready = try await client.execute(uri: "/readyz", method: .get)
+            #expect(ready.status == .ok)
+            // The time-driven services are not running in this harness: another node would lead them.
+            #expect(
+                ready.json
+                    == .object([
+                        "status": .string("ready"), "database": .string("ok"), "scheduled_services": .string("standby"),
+                    ]))
+            try await harness.store.close()
+            let noDatabase = try await client.execute(uri: "/readyz", method: .get)
+            #expect(noDatabase.status == .serviceUnavailable)
+            #expect(noDatabase.json["reason"] == .string("database_unavailable"))
+            harness.hub.close()
+            let stopping = try await client.execute(uri: "/readyz", method: .get)
+            #expect(stopping.status == .serviceUnavailable)
+            #expect(stopping.json["reason"] == .string("shutting_down"))
+            #expect(stopping.json["status"] == .string("unavailable"))
+            // Alive all the while.
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+        }
+    }
 }

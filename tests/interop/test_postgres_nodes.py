@@ -4,7 +4,8 @@ a live session on the other, in order, with no gap and no duplicate; a session r
 either node; a device token registered on one node is taken by the other; when one node is killed
 with SIGKILL under load, every push it acknowledged is listed and reaches the session on the node that
 survives; a service extension's push runs once while another node starts, and on the other node when
-the node running it dies; and when PostgreSQL itself stops under load and starts again, the node refuses pushes with
+the node running it dies; one node leads the time-driven services (Focus, summaries, triggers), and
+another takes over when it dies; and when PostgreSQL itself stops under load and starts again, the node refuses pushes with
 500 meanwhile (never a 200 it cannot keep, never a wait without end) and takes them again after. The PostgreSQL server is Debian's, started in a temporary directory (`scripts/pg-temp`)."""
 
 from __future__ import annotations
@@ -273,6 +274,78 @@ def test_a_service_extension_runs_once_across_nodes_and_a_dead_nodes_push_on_the
         extension.close()
         if a.server.proc is None or a.server.proc.poll() is not None:
             a.restart()
+
+
+def scheduled_services(env) -> str:
+    """What `/readyz` says of the node: `leading` or `standby` (of the time-driven services)."""
+    r = env.api("GET", "/readyz")
+    assert r.status == 200, r
+    assert r.json()["status"] == "ready" and r.json()["database"] == "ok", r.json()
+    return r.json()["scheduled_services"]
+
+
+def test_time_driven_services_run_on_one_node_and_the_other_takes_over(nodes):
+    a, b = nodes
+    wait_until(lambda: sorted(scheduled_services(env) for env in (a, b)) == ["leading", "standby"], timeout=15,
+               what="one node leads the time-driven services, the other stands by")
+    leader, standby = (a, b) if scheduled_services(a) == "leading" else (b, a)
+    device = leader.new_device()
+    credential = standby.app_credential(device.device_id)
+
+    def add(identifier: str, body: str, seconds: float):
+        r = standby.api("POST", "/v1/app/requests", token=credential,
+                        body={"identifier": identifier, "content": {"body": body},
+                              "trigger": {"type": "time_interval", "time_interval": seconds, "repeats": False}})
+        assert r.status == 201 and r.json()["delivered"] is False, r
+
+    def fired(body: str) -> list[dict]:
+        return [n for n in standby.all_notifications(device) if (n.get("alert") or {}).get("body") == body]
+
+    try:
+        with SSEClient(standby.api_url, device.device_id, device.user_token) as stream:
+            stream.wait_connected()
+            # Added through the node that stands by: the leader's scheduler hears of it through the
+            # database and fires it, once; the session on the standby node gets it once.
+            add("soon", "Soon", 1)
+            wait_until(lambda: fired("Soon"), timeout=10, what="the leader fired a request added on the other node")
+            time.sleep(0.5)
+            [soon] = fired("Soon")
+            events = [e for e in stream.drain(0.5) if e.event == "notification"]
+            assert [json.loads(e.data)["id"] for e in events] == [soon["id"]], events
+
+            # A Focus turned off through the standby node: the leader releases what it held.
+            token = device.user_token
+            assert standby.api("PUT", "/v1/me/focus-modes/work", token=token, body={}).status in (200, 201)
+            assert standby.api("POST", "/v1/me/focus-modes/work/on", token=token).status == 200
+            to_standby = H2Client(standby.apns_url)
+            held_id = new_apns_id()
+            wait_until(lambda: to_standby.push(device.device_token, standby.headers(apns_id=held_id),
+                                               {"aps": {"alert": "held"}}).status == 200,
+                       timeout=5, what="the standby node takes the new device's token")
+            to_standby.close()
+            [held] = [n for n in standby.all_notifications(device) if n["id"] == held_id]
+            assert held["disposition"] == "heldForFocus", held
+            assert standby.api("POST", "/v1/me/focus-modes/work/off", token=token).status == 200
+            wait_until(lambda: [n["disposition"] for n in standby.all_notifications(device) if n["id"] == held_id]
+                       == ["listedSilently"], timeout=10, what="the leader released what the Focus held (quietly)")
+
+        # A request due in 6 s; the leader dies first: the other node takes the lease over (the
+        # server frees a dead node's lock at once; the others try every 2 s) and fires it.
+        add("later", "Later", 6)
+        leader.server.kill9()
+        killed = time.monotonic()
+        wait_until(lambda: scheduled_services(standby) == "leading", timeout=15,
+                   what="the surviving node leads the time-driven services")
+        took_over = time.monotonic() - killed
+        wait_until(lambda: fired("Later"), timeout=20, what="the surviving node fired the dead leader's request")
+        assert len(fired("Later")) == 1
+        REPORT.append(f"two PostgreSQL nodes: one leads the time-driven services; a request added on the other "
+                      f"fired once by the leader; leader killed, the other led {took_over:.1f}s later and fired it")
+    finally:
+        if leader.server.proc is None or leader.server.proc.poll() is not None:
+            leader.restart()
+    # Restarted, the old leader stands by.
+    assert scheduled_services(leader) == "standby"
 
 
 def test_postgresql_stopped_under_load_refuses_pushes_then_takes_them_again(tmp_path):

@@ -151,6 +151,9 @@ public final class LiveHub: Sendable {
         state.withLock { $0.sessions.values.reduce(0) { $0 + $1.count } }
     }
 
+    /// Whether the hub was closed: the server is shutting down.
+    public var isClosed: Bool { state.withLock { $0.isClosed } }
+
     /// Ends every session and refuses new ones (server shutdown).
     public func close() {
         let subscriptions = state.withLock { state -> [LiveSubscription] in

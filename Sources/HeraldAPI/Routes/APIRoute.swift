@@ -20,7 +20,7 @@ struct APIRoute: Sendable {
 enum APIRoutes {
     static func all(_ dependencies: APIDependencies) -> [APIRoute] {
         let authenticator = Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
-        return ServiceRoutes(logger: dependencies.logger).routes
+        return ServiceRoutes(dependencies: dependencies).routes
             + AdminRoutes(registry: dependencies.registry, authenticator: authenticator).routes
             + ClockRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DeviceRoutes(
