@@ -6,6 +6,7 @@ struct Herald: AsyncParsableCommand {
     /// Every subcommand, in the order `herald --help` lists them. Adding a command is one line here.
     static let subcommandTypes: [any ParsableCommand.Type] = [
         Serve.self,
+        Migrate.self,
         Demo.self,
         Push.self,
         Watch.self,
