@@ -41,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -107,11 +109,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Prometheus metrics (`GET /metrics`): swift-metrics' API over swift-prometheus's registry,
+        // one registry per application (no process-wide bootstrap: tests run many applications).
+        .target(
+            name: "HeraldMetrics",
+            dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HeraldAPI",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldPolicy", "HeraldLocalization", "HeraldDelivery", "HeraldTriggers",
-                "HeraldAttachments",
+                "HeraldAttachments", "HeraldMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -129,7 +141,7 @@ let package = Package(
             name: "HeraldServer",
             dependencies: [
                 "HeraldCore", "HeraldStore", "HeraldAPNs", "HeraldAPI", "HeraldPolicy", "HeraldLocalization",
-                "HeraldDelivery", "HeraldPostgres",
+                "HeraldDelivery", "HeraldPostgres", "HeraldMetrics",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

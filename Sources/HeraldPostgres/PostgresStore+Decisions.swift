@@ -61,4 +61,21 @@ extension PostgresStore {
                 """, logger: self.logger)
         }
     }
+
+    public func heldNotificationCounts() async throws -> [Disposition: Int] {
+        try await read { connection in
+            var counts: [Disposition: Int] = [.heldForFocus: 0, .heldForSummary: 0]
+            // The partial index `notifications_held` holds exactly these rows.
+            for try await (disposition, count) in try await connection.query(
+                """
+                SELECT disposition, count(*) FROM notifications
+                WHERE removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary')
+                GROUP BY disposition
+                """, logger: self.logger
+            ).decode((String, Int64).self) {
+                if let held = Disposition(rawValue: disposition) { counts[held] = Int(count) }
+            }
+            return counts
+        }
+    }
 }

@@ -133,6 +133,9 @@ public protocol DecisionStore: Sendable {
     /// (by arrival) first. `invalid` unless every disposition is a held one (`heldForFocus`,
     /// `heldForSummary`).
     func heldNotifications(deviceIDs: [String], dispositions: Set<Disposition>) async throws -> [StoredNotification]
+    /// How many live notifications of all devices are held, by held disposition (both always
+    /// present, 0 when none): what the metrics show.
+    func heldNotificationCounts() async throws -> [Disposition: Int]
 }
 
 /// The user-side state of the delivery policy, shared by all devices of a user, and each device's

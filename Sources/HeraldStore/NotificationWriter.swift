@@ -56,12 +56,17 @@ public final class NotificationWriter: Service {
         /// Fired when the thread has ended.
         let threadEnded = OneShot()
 
+        /// Told of each committed batch: its size and the commit's time (the metrics).
+        let observe: (@Sendable (Int, Duration) -> Void)?
+
         init(
             store: any NotificationListStore, maxBatch: Int,
+            observe: (@Sendable (Int, Duration) -> Void)?,
             onCommit: @escaping @Sendable ([StoredNotification]) -> Void
         ) {
             self.store = store
             self.maxBatch = maxBatch
+            self.observe = observe
             self.onCommit = onCommit
         }
 
@@ -90,7 +95,9 @@ public final class NotificationWriter: Service {
                 }
                 let onCommit = self.onCommit
                 do {
+                    let started = ContinuousClock.now
                     let inserted = try store.insertBlocking(batch)
+                    observe?(batch.count, ContinuousClock.now - started)
                     delivery.async {
                         let changes = inserted.changes(of: batch)
                         let stored: [StoredNotification]
@@ -115,14 +122,15 @@ public final class NotificationWriter: Service {
     private let core: Core
 
     /// A writer into `store` that commits at most `maxBatch` notifications per transaction and reports
-    /// each committed batch's changes to `onCommit`.
+    /// each committed batch's changes to `onCommit` (and its size and commit time to `observe`).
     public init(
         store: any NotificationListStore,
         maxBatch: Int = 512,
+        observe: (@Sendable (Int, Duration) -> Void)? = nil,
         onCommit: @escaping @Sendable ([StoredNotification]) -> Void
     ) {
         precondition(maxBatch > 0, "maxBatch must be positive")
-        core = Core(store: store, maxBatch: maxBatch, onCommit: onCommit)
+        core = Core(store: store, maxBatch: maxBatch, observe: observe, onCommit: onCommit)
     }
 
     deinit {

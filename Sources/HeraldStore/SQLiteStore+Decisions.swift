@@ -75,4 +75,22 @@ extension SQLiteStore {
             try NotificationRow.fetchAll(db, sql: Self.heldSQL, arguments: [devices, held])
         }
     }
+
+    public func heldNotificationCounts() async throws -> [Disposition: Int] {
+        try await read { db in
+            var counts: [Disposition: Int] = [.heldForFocus: 0, .heldForSummary: 0]
+            // The partial index `notifications_held` holds exactly these rows.
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT disposition, count(*) FROM notifications
+                    WHERE removed_at IS NULL AND disposition IN ('heldForFocus', 'heldForSummary')
+                    GROUP BY disposition
+                    """)
+            for row in rows {
+                if let disposition = Disposition(rawValue: row[0]) { counts[disposition] = row[1] }
+            }
+            return counts
+        }
+    }
 }

@@ -153,6 +153,8 @@ struct DecisionTests {
         )
         #expect(try await store.heldNotifications(deviceIDs: [], dispositions: [.heldForFocus]).isEmpty)
         #expect(try await store.heldNotifications(deviceIDs: devices, dispositions: []).isEmpty)
+        // Counted over every device (the metrics): the stranger's too, not the removed one.
+        #expect(try await store.heldNotificationCounts() == [.heldForSummary: 3, .heldForFocus: 1])
 
         let error = await #expect(throws: StoreError.self) {
             try await store.heldNotifications(deviceIDs: devices, dispositions: [.heldForSummary, .alerted])

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldMetrics
 import HeraldPolicy
 import HeraldStore
 import Logging
@@ -49,6 +50,8 @@ public struct APIDependencies: Sendable {
     public var attachmentsDirectory: URL?
     /// The bytes each app's attachments may take together (1 GiB by default).
     public var attachmentQuota: Int = 1 << 30
+    /// What this node counts, shown at `GET /metrics` (nil: not kept, 404).
+    public var metrics: HeraldMetrics?
     /// The apps' live connections (`GET /v1/app/stream`), the hub's.
     public var apps: AppConnections { hub.apps }
 

@@ -21,6 +21,7 @@ enum APIRoutes {
     static func all(_ dependencies: APIDependencies) -> [APIRoute] {
         let authenticator = Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
         return ServiceRoutes(dependencies: dependencies).routes
+            + MetricsRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + AdminRoutes(registry: dependencies.registry, authenticator: authenticator).routes
             + ClockRoutes(dependencies: dependencies, authenticator: authenticator).routes
             + DeviceRoutes(

@@ -4,6 +4,7 @@ import HeraldAPI
 import HeraldAPNs
 import HeraldCore
 import HeraldDelivery
+import HeraldMetrics
 import HeraldPostgres
 import HeraldStore
 import Logging
@@ -44,6 +45,8 @@ public final class HeraldApplication: Sendable {
     public let attachments: AttachmentSweeper
     let writer: NotificationWriter
     let pushService: PushService
+    /// What this node counts (`GET /metrics`).
+    public let metrics: HeraldMetrics
     let logger: Logger
     let now: @Sendable () -> Date
     /// The wall clock: provider tokens, the rate limit, certificates (see `make`).
@@ -134,7 +137,11 @@ public final class HeraldApplication: Sendable {
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
         self.timeControl = (clock as? ManualClock).map { policy.clockController(for: $0) }
-        self.writer = NotificationWriter(store: store, maxBatch: configuration.maximumBatch) { changes in
+        let metrics = HeraldMetrics()
+        self.metrics = metrics
+        self.writer = NotificationWriter(
+            store: store, maxBatch: configuration.maximumBatch, observe: { metrics.committed(count: $0, in: $1) }
+        ) { changes in
             hub.publish(changes)
         }
         self.webhooks = WebhookService(
@@ -152,7 +159,7 @@ public final class HeraldApplication: Sendable {
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
             deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, extensions: extensions,
-            logger: logger
+            metrics: metrics, logger: logger
         )
     }
 
@@ -208,6 +215,7 @@ public final class HeraldApplication: Sendable {
                 status: answer.status, apnsID: answer.apnsID, uniqueID: answer.uniqueID, body: answer.body)
         }
         dependencies.attachmentQuota = configuration.attachmentQuota
+        dependencies.metrics = metrics
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
         let api = APIServer.make(
             dependencies: dependencies,
@@ -240,6 +248,7 @@ public final class HeraldApplication: Sendable {
                     .init(service: attachments),
                     .init(service: webhooks),
                     .init(service: FocusAnnouncer(dependencies: dependencies)),
+                    .init(service: SummaryMetrics(events: policy.events, metrics: metrics)),
                     .init(service: api),
                     .init(service: apns),
                 ] + policy.services.map { .init(service: $0) } + [

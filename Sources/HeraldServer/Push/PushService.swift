@@ -3,6 +3,7 @@ import HeraldAPI
 import HeraldAPNs
 import HeraldCore
 import HeraldDelivery
+import HeraldMetrics
 import HeraldPolicy
 import HeraldStore
 import Logging
@@ -26,6 +27,8 @@ public final class PushService: PushHandler {
     private let wallClock: @Sendable () -> Date
     private let logger: Logger
     private let extensions: ServiceExtensionService?
+    /// Counts each answer by status and reason (nil: not counted).
+    private let metrics: HeraldMetrics?
 
     /// - Parameters:
     ///   - deviceRateLimit: pushes per second per device; 0 turns the limit off.
@@ -36,9 +39,10 @@ public final class PushService: PushHandler {
         registry: RegistryCache, writer: NotificationWriter, hub: LiveHub, policy: DeliveryPolicyEngine,
         deviceRateLimit: Double, now: @escaping @Sendable () -> Date,
         wallClock: @escaping @Sendable () -> Date = { Date() }, extensions: ServiceExtensionService? = nil,
-        logger: Logger
+        metrics: HeraldMetrics? = nil, logger: Logger
     ) {
         self.extensions = extensions
+        self.metrics = metrics
         self.registry = registry
         self.writer = writer
         self.hub = hub
@@ -59,8 +63,17 @@ public final class PushService: PushHandler {
     /// queues the row for the next group commit; `respond` runs when it is durable. Only a push whose
     /// decision must read the store first (see `DeliveryPolicyEngine.decideIfCached`) costs a task.
     public func handle(
-        _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
+        _ request: APNsRequest, connection: APNsConnection, respond answer: @escaping @Sendable (APNsResponse) -> Void
     ) {
+        let respond: @Sendable (APNsResponse) -> Void
+        if let metrics {
+            respond = { response in
+                metrics.answeredPush(status: response.status, reason: response.reason)
+                answer(response)
+            }
+        } else {
+            respond = answer
+        }
         var generator = PooledRandomGenerator()
         let now = self.now()
         let wallNow = wallClock()
@@ -138,5 +151,16 @@ public final class PushService: PushHandler {
             logger.error("Could not store a notification", metadata: metadata)
         }
         return APNsResponse(failure: APNsFailure(.internalServerError), apnsID: apnsID)
+    }
+}
+
+extension APNsResponse {
+    /// The APNs reason of an error answer (read from its `{"reason":…}` body), nil for a 200.
+    var reason: String? {
+        guard status != 200, let body else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return object["reason"] as? String
     }
 }

@@ -1,0 +1,98 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// What a Herald node counts, for Prometheus (`GET /metrics`, the text exposition format):
+///
+/// - `herald_pushes_total{status, reason}`: APNs requests answered, by status and APNs reason
+///   (`accepted` for a 200);
+/// - `herald_commit_batch_size` and `herald_commit_duration_seconds`: histograms of the group
+///   commit's batches (notifications per transaction) and of each commit's time;
+/// - `herald_sessions`: live SSE and WebSocket sessions on this node (read at the scrape);
+/// - `herald_held_notifications{disposition}`: notifications a Focus or the Scheduled Summary holds
+///   now, all devices (read from the database at the scrape: the same on every node);
+/// - `herald_summary_releases_total`: users' Scheduled Summaries this node released.
+///
+/// Instrumented with swift-metrics' types over swift-prometheus's registry, one registry per
+/// instance: no process-wide `MetricsSystem.bootstrap`, so that many applications (the tests) each
+/// count their own.
+public final class HeraldMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    /// One counter per status and reason, made on first use (a handful in all) and read without a
+    /// lock after that would need an immutable table; the lock is held for a dictionary lookup.
+    private let pushCounters = Mutex<[PushKey: CoreMetrics.Counter]>([:])
+    private let batchSize: CoreMetrics.Recorder
+    private let commitDuration: CoreMetrics.Timer
+    private let sessions: CoreMetrics.Gauge
+    private let held: [String: CoreMetrics.Gauge]
+    private let summaryReleases: CoreMetrics.Counter
+
+    private struct PushKey: Hashable {
+        var status: Int
+        var reason: String
+    }
+
+    /// The held dispositions the gauge is labelled with.
+    public static let heldDispositions = ["heldForFocus", "heldForSummary"]
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Batches of 1 to the writer's 512; commits from a tenth of a millisecond to seconds.
+        factory.valueHistogramBuckets["herald_commit_batch_size"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        factory.durationHistogramBuckets["herald_commit_duration_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+        ]
+        self.factory = factory
+        batchSize = Recorder(label: "herald_commit_batch_size", aggregate: true, factory: factory)
+        commitDuration = Timer(label: "herald_commit_duration_seconds", factory: factory)
+        sessions = Gauge(label: "herald_sessions", factory: factory)
+        held = Dictionary(
+            uniqueKeysWithValues: Self.heldDispositions.map {
+                ($0, Gauge(label: "herald_held_notifications", dimensions: [("disposition", $0)], factory: factory))
+            })
+        summaryReleases = Counter(label: "herald_summary_releases_total", factory: factory)
+    }
+
+    /// An APNs request was answered: `reason` nil for a 200 (or an error answer without one).
+    public func answeredPush(status: Int, reason: String?) {
+        let key = PushKey(status: status, reason: reason ?? (status == 200 ? "accepted" : "unknown"))
+        let counter = pushCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "herald_pushes_total", dimensions: [("status", String(status)), ("reason", key.reason)],
+                factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    /// The group commit committed `count` notifications in one transaction, in `duration`.
+    public func committed(count: Int, in duration: Duration) {
+        batchSize.record(count)
+        commitDuration.recordNanoseconds(
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    /// This node released users' Scheduled Summaries.
+    public func releasedSummaries(_ count: Int) {
+        summaryReleases.increment(by: count)
+    }
+
+    /// The text exposition (`text/plain; version=0.0.4`), with the gauges read now: this node's
+    /// sessions and the held notifications (nil: not read; the gauge keeps its last value).
+    public func exposition(sessions count: Int, held counts: [String: Int]?) -> [UInt8] {
+        sessions.record(count)
+        for (disposition, gauge) in held {
+            if let value = counts?[disposition] { gauge.record(value) }
+        }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(4096)
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}
