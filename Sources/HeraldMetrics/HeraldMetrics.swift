@@ -20,8 +20,9 @@ import Synchronization
 public final class HeraldMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    /// One counter per status and reason, made on first use (a handful in all) and read without a
-    /// lock after that would need an immutable table; the lock is held for a dictionary lookup.
+    /// A 200's counter, kept apart: the push path counts it with one atomic increment, no lock.
+    private let accepted: CoreMetrics.Counter
+    /// The error answers' counters, by status and reason, made on first use (a handful in all).
     private let pushCounters = Mutex<[PushKey: CoreMetrics.Counter]>([:])
     private let batchSize: CoreMetrics.Recorder
     private let commitDuration: CoreMetrics.Timer
@@ -47,6 +48,8 @@ public final class HeraldMetrics: Sendable {
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
         ]
         self.factory = factory
+        accepted = Counter(
+            label: "herald_pushes_total", dimensions: [("status", "200"), ("reason", "accepted")], factory: factory)
         batchSize = Recorder(label: "herald_commit_batch_size", aggregate: true, factory: factory)
         commitDuration = Timer(label: "herald_commit_duration_seconds", factory: factory)
         sessions = Gauge(label: "herald_sessions", factory: factory)
@@ -59,6 +62,7 @@ public final class HeraldMetrics: Sendable {
 
     /// An APNs request was answered: `reason` nil for a 200 (or an error answer without one).
     public func answeredPush(status: Int, reason: String?) {
+        if status == 200 { return accepted.increment() }
         let key = PushKey(status: status, reason: reason ?? (status == 200 ? "accepted" : "unknown"))
         let counter = pushCounters.withLock { counters in
             if let counter = counters[key] { return counter }
