@@ -100,11 +100,18 @@ public final class PolicyCoordinator: Sendable {
             summaryService.userStateChanged(userID)
         case .pendingRequests:
             localNotifications.requestsChanged()
+        case .appResponses:
+            break  // the app connections' (`CommittedFeedRelay`)
         case .device(let deviceID):
             engine.invalidateDevice(deviceID)
         case .app(let bundleID):
             engine.invalidateApp(bundleID)
         }
+    }
+
+    /// Tells the other nodes sharing the database (if any) of `change`.
+    public func tellOtherNodes(_ change: SharedInvalidation) async {
+        await broadcast?(change)
     }
 
     /// Another node's changes may have been missed (the listening connection was lost): nothing

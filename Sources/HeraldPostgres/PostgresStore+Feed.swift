@@ -30,7 +30,8 @@ struct FeedSignal: Hashable, Sendable {
     var node: String
     var from: Int64 = 0
     var through: Int64 = 0
-    /// What an `invalidation` signal (`user|device|app|requests <node> <id>`) names.
+    /// What an `invalidation` signal (`user|device|app|requests <node> <id>`, `responses <node>
+    /// <device> <bundle>`) names.
     var invalidation: SharedInvalidation?
 
     init(node: String, from: Int64, through: Int64) {
@@ -60,6 +61,8 @@ struct FeedSignal: Hashable, Sendable {
             case .device(let id): "device \(node) \(id)"
             case .app(let id): "app \(node) \(id)"
             case .pendingRequests(let id): "requests \(node) \(id)"
+            // (A bundle id has no space: the last space ends the device id.)
+            case .appResponses(let deviceID, let bundleID): "responses \(node) \(deviceID) \(bundleID)"
             case nil: "registry \(node)"
             }
         }
@@ -68,6 +71,12 @@ struct FeedSignal: Hashable, Sendable {
     init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
         switch parts.first {
+        case "responses":
+            guard parts.count == 3, let space = parts[2].lastIndex(of: " ") else { return nil }
+            let deviceID = String(parts[2][..<space])
+            let bundleID = String(parts[2][parts[2].index(after: space)...])
+            guard !deviceID.isEmpty, !bundleID.isEmpty else { return nil }
+            self.init(.appResponses(deviceID: deviceID, bundleID: bundleID), of: parts[1])
         case "user", "device", "app", "requests":
             guard parts.count == 3, !parts[2].isEmpty else { return nil }
             let invalidation: SharedInvalidation =

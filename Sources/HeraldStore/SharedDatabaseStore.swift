@@ -28,6 +28,9 @@ public enum SharedInvalidation: Sendable, Hashable {
     /// A device's pending local notification requests (added or removed): the leader's trigger
     /// scheduler reads its next time again.
     case pendingRequests(String)
+    /// An app on a device has something new to read (a person's response): its live connections
+    /// on every node read the store (`AppConnections.signal`).
+    case appResponses(deviceID: String, bundleID: String)
 }
 
 /// A store several Herald nodes share (PostgreSQL): each node hears every commit to the devices'

@@ -345,12 +345,12 @@ struct PostgresStoreTests {
         #expect(await iterator.next() == .registry)
         // The same for what nodes keep in memory: the other node's invalidations, in order, not its own.
         try await first.broadcast(.user("own-user"))
-        for change in [SharedInvalidation.user("u 1"), .device("d-1"), .app("com.example.app")] {
-            try await second.broadcast(change)
-        }
-        #expect(await iterator.next() == .changed(.user("u 1")))
-        #expect(await iterator.next() == .changed(.device("d-1")))
-        #expect(await iterator.next() == .changed(.app("com.example.app")))
+        let changes: [SharedInvalidation] = [
+            .user("u 1"), .device("d-1"), .app("com.example.app"), .pendingRequests("d-1"),
+            .appResponses(deviceID: "d 2", bundleID: "com.example.app"),
+        ]
+        for change in changes { try await second.broadcast(change) }
+        for change in changes { #expect(await iterator.next() == .changed(change)) }
         await first.close()
         await second.close()
     }

@@ -11,8 +11,10 @@ another takes over when it dies; and when PostgreSQL itself stops under load and
 from __future__ import annotations
 
 import collections
+import http.client
 import json
 import os
+import queue
 import shutil
 import subprocess
 import tempfile
@@ -20,6 +22,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -274,6 +277,50 @@ def test_a_service_extension_runs_once_across_nodes_and_a_dead_nodes_push_on_the
         extension.close()
         if a.server.proc is None or a.server.proc.poll() is not None:
             a.restart()
+
+
+def test_a_response_on_one_node_reaches_the_app_connected_to_the_other_at_once(nodes):
+    a, b = nodes
+    device = a.new_device()
+    credential = a.app_credential(device.device_id)
+    r = a.api("POST", "/v1/app/requests", token=credential, body={"identifier": "ask", "content": {"body": "Ask"}})
+    assert r.status == 201, r
+    notification_id = r.json()["notification"]["notification"]["id"]
+    # The app's live connection is on node A...
+    parts = urlsplit(a.api_url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=20)
+    conn.request("GET", "/v1/app/stream", headers={"Authorization": f"Bearer {credential}"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    received: "queue.Queue[dict]" = queue.Queue()
+
+    stream = resp.fp  # (the connection's close sets resp.fp to None)
+
+    def read():
+        try:
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b"data: "):
+                    received.put(json.loads(line[6:]))
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=read, daemon=True).start()
+    time.sleep(0.3)  # (the stream has read the store once, found nothing, and waits)
+    # ...and the person answers through node B: A's connection hears of it through the database,
+    # not at its next 15-second heartbeat.
+    started = time.monotonic()
+    r = b.api("POST", f"/v1/devices/{device.device_id}/notifications/{notification_id}/response",
+              token=device.user_token, body={"action_identifier": "default"})
+    assert r.status == 201, r
+    event = received.get(timeout=5)
+    took = time.monotonic() - started
+    conn.close()
+    assert event["notification"]["identifier"] == "ask", event
+    REPORT.append(f"two PostgreSQL nodes: a response made through node B reached the app connected to node A "
+                  f"{took * 1000:.0f} ms later")
 
 
 def scheduled_services(env) -> str:

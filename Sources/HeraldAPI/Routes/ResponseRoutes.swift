@@ -103,6 +103,8 @@ struct ResponseRoutes: Sendable {
             try await store.recordResponse(response, webhookBody: try WebhookRoutes.body(response))
         }
         dependencies.apps.signal(deviceID: device.deviceID, bundleID: row.bundleID)
+        // The app may be connected to another node sharing the database.
+        await dependencies.policy.tellOtherNodes(.appResponses(deviceID: device.deviceID, bundleID: row.bundleID))
         dependencies.webhooksChanged()
         return JSONBody.response(status: .created, JSONValue.object(["response": Self.json(response)]))
     }

@@ -37,8 +37,11 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
                     policy.forgetCached()
                 case .changed(let change):
                     policy.changed(change)
-                    if case .device(let deviceID) = change {
-                        await publishState(of: deviceID)
+                    switch change {
+                    case .device(let deviceID): await publishState(of: deviceID)
+                    case .appResponses(let deviceID, let bundleID):
+                        hub.apps.signal(deviceID: deviceID, bundleID: bundleID)
+                    default: break
                     }
                 }
             }
