@@ -48,6 +48,13 @@ struct Serve: AsyncParsableCommand {
     var apiIdleTimeout: Double = 30
 
     @Option(
+        name: .customLong("api-max-connections"),
+        help: ArgumentHelp(
+            "The most JSON API connections (live sessions included) open at once; by default two fifths of the open-file limit (`ulimit -n`). Past it a new connection is closed at once.",
+            valueName: "n"))
+    var apiMaxConnections: Int?
+
+    @Option(
         name: .customLong("will-present-timeout"),
         help:
             "Seconds a notification waits for its foreground app's willPresent answer (its live connection); none in time: not presented."
@@ -85,6 +92,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) must be a port number from 0 to 65535.")
         }
         guard apiIdleTimeout > 0 else { throw ValidationError("--api-idle-timeout must be more than 0.") }
+        if let apiMaxConnections, apiMaxConnections < 1 {
+            throw ValidationError("--api-max-connections must be 1 or more.")
+        }
         guard willPresentTimeout > 0, willPresentTimeout <= 60 else {
             throw ValidationError("--will-present-timeout must be more than 0 and at most 60.")
         }
@@ -110,6 +120,7 @@ struct Serve: AsyncParsableCommand {
         configuration.deviceRateLimit = deviceRateLimit
         configuration.createsDemo = !noDemo
         configuration.apiIdleTimeout = apiIdleTimeout
+        configuration.apiMaximumConnections = apiMaxConnections
         configuration.willPresentTimeout = willPresentTimeout
         configuration.attachmentQuota = attachmentQuotaMiB << 20
         let application: HeraldApplication

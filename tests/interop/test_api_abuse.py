@@ -306,3 +306,27 @@ def test_api_connections_past_the_limit_are_closed_at_once(herald_factory):
             s.close()
     time.sleep(0.5)
     assert env.listed_ids(device) == []
+
+
+def test_api_max_connections_sets_the_limit(herald_factory):
+    """`--api-max-connections 20`: the 21st connection at once is closed at once (a node kept for many
+    sessions raises it instead, with `ulimit -n`)."""
+    env = herald_factory("api-max-20", ["--api-max-connections", "20"])
+    sockets = [raw_api_socket(env) for _ in range(30)]
+    try:
+        time.sleep(1.0)
+        closed = 0
+        for s in sockets:
+            s.setblocking(False)
+            try:
+                closed += s.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+        assert closed == 10, f"{closed} of 30 closed"
+    finally:
+        for s in sockets:
+            s.close()
+    time.sleep(0.5)
+    assert env.api("GET", "/healthz").status == 200

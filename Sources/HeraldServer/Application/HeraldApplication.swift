@@ -217,6 +217,7 @@ public final class HeraldApplication: Sendable {
         dependencies.attachmentQuota = configuration.attachmentQuota
         dependencies.metrics = metrics
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
+        if let maximum = configuration.apiMaximumConnections { dependencies.maximumConnections = maximum }
         let api = APIServer.make(
             dependencies: dependencies,
             host: host, port: configuration.apiPort, logger: logger

@@ -22,6 +22,9 @@ public struct HeraldConfiguration: Sendable {
     public var maximumBatch: Int = 512
     /// Seconds an API connection may stay silent while sending a request or between requests.
     public var apiIdleTimeout: Double = 30
+    /// The most JSON API connections (live sessions included) open at once; nil: two fifths of the
+    /// open-file limit (`APIDependencies.defaultMaximumConnections`).
+    public var apiMaximumConnections: Int?
     /// Seconds a delivery waits for the foreground app's `willPresent` answer (then it is not presented).
     public var willPresentTimeout: Double = 2
     /// Seconds before the first retry of a failed webhook delivery (doubling each time, at most 15 minutes).
