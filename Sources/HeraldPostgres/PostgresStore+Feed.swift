@@ -25,11 +25,20 @@ struct FeedConnectionClosed: Error, CustomStringConvertible {
 
 /// One signal on the `herald` channel.
 struct FeedSignal: Hashable, Sendable {
-    enum Kind: String, Sendable { case feed, registry, invalidation }
+    enum Kind: String, Sendable { case feed, registry, invalidation, message }
     var kind: Kind = .feed
     var node: String
     var from: Int64 = 0
     var through: Int64 = 0
+    /// What a `message` signal (`msg <node> <text>`) carries.
+    var message: NodeMessage?
+
+    init(_ message: NodeMessage, of node: String) {
+        kind = .message
+        self.node = node
+        self.message = message
+    }
+
     /// What an `invalidation` signal (`user|device|app|requests <node> <id>`, `responses <node>
     /// <device> <bundle>`) names.
     var invalidation: SharedInvalidation?
@@ -55,6 +64,7 @@ struct FeedSignal: Hashable, Sendable {
         switch kind {
         case .feed: "feed \(node) \(from) \(through)"
         case .registry: "registry \(node)"
+        case .message: "msg \(node) \(message?.text ?? "alive")"
         case .invalidation:
             switch invalidation {
             case .user(let id): "user \(node) \(id)"
@@ -71,6 +81,9 @@ struct FeedSignal: Hashable, Sendable {
     init?(payload: String) {
         let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
         switch parts.first {
+        case "msg":
+            guard parts.count == 3, let message = NodeMessage(text: parts[2]) else { return nil }
+            self.init(message, of: parts[1])
         case "responses":
             guard parts.count == 3, let space = parts[2].lastIndex(of: " ") else { return nil }
             let deviceID = String(parts[2][..<space])
@@ -108,6 +121,15 @@ extension PostgresStore: SharedDatabaseStore {
     func notifyRegistryChange(_ connection: PostgresConnection) async throws {
         try await connection.query(
             "SELECT pg_notify(\(Self.feedChannel), \(FeedSignal(registryOf: nodeID).payload))", logger: logger)
+    }
+
+    public func send(_ message: NodeMessage) async throws {
+        let payload = FeedSignal(message, of: nodeID).payload
+        // PostgreSQL's limit is 8,000 bytes.
+        guard payload.utf8.count < 8_000 else {
+            throw StoreError(.invalid, "A message to the other nodes is too long (\(payload.utf8.count) bytes).")
+        }
+        try await execute("SELECT pg_notify(\(Self.feedChannel), \(payload))")
     }
 
     public func broadcast(_ change: SharedInvalidation) async throws {
@@ -214,6 +236,11 @@ extension PostgresStore: SharedDatabaseStore {
                     // This node's cache has its own changes already.
                     if signal.node != nodeID {
                         try progress.handOn(.registry, through: nil, session: session, to: continuation)
+                    }
+                case .message:
+                    if signal.node != nodeID, let message = signal.message {
+                        try progress.handOn(
+                            .message(from: signal.node, message), through: nil, session: session, to: continuation)
                     }
                 case .invalidation:
                     if signal.node != nodeID, let invalidation = signal.invalidation {

@@ -26,7 +26,7 @@ public final class PostgresStore: HeraldStore, Sendable {
     /// Where the database is: the feed's listening connection connects there itself.
     let url: PostgresURL
     /// This store's name in the signals it sends the other nodes (`PostgresStore+Feed.swift`).
-    let nodeID = UUID().uuidString
+    public let nodeID = UUID().uuidString
     /// The tasks relaying other nodes' changes (`changesFromOtherNodes`): cancelled by `close`.
     let relays = Mutex<[Task<Void, Never>]>([])
     /// When a lease last timed out (`leased`); nil once one succeeds.

@@ -16,6 +16,7 @@ import json
 import os
 import queue
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -317,10 +318,101 @@ def test_a_response_on_one_node_reaches_the_app_connected_to_the_other_at_once(n
     assert r.status == 201, r
     event = received.get(timeout=5)
     took = time.monotonic() - started
+    # (Shut down first: closing alone waits for the reader thread, blocked in readline.)
+    conn.sock.shutdown(socket.SHUT_RDWR)
     conn.close()
     assert event["notification"]["identifier"] == "ask", event
     REPORT.append(f"two PostgreSQL nodes: a response made through node B reached the app connected to node A "
                   f"{took * 1000:.0f} ms later")
+
+
+def test_a_device_connected_to_one_node_is_in_use_for_a_push_to_the_other(nodes):
+    """A push with `apns-expiration: 0` ("now or never") accepted by node A reaches the device's
+    session on node B: node A knows of the session there (presence), where it would drop the push."""
+    a, b = nodes
+    device = a.new_device()
+    to_a = H2Client(a.apns_url)
+    wait_until(lambda: to_a.push(device.device_token, a.headers(), {"aps": {"alert": "warm"}}).status == 200,
+               timeout=5, what="node A takes the new token")
+    with SSEClient(b.api_url, device.device_id, device.user_token) as stream:
+        stream.wait_connected()
+        time.sleep(0.5)  # node B tells node A of the session (milliseconds)
+        apns_id = new_apns_id()
+        r = to_a.push(device.device_token, a.headers(apns_id=apns_id, expiration=0), {"aps": {"alert": "now"}})
+        assert r.status == 200
+        events = [json.loads(e.data)["id"] for e in stream.drain(1.5) if e.event == "notification"]
+    to_a.close()
+    assert apns_id in events, "the now-or-never push was dropped: node A did not know the device was connected"
+    assert apns_id in b.listed_ids(device)
+
+
+def test_a_foreground_app_on_one_node_is_asked_will_present_for_a_push_to_the_other(nodes):
+    a, b = nodes
+    device = a.new_device()
+    credential = b.app_credential(device.device_id)
+    r = a.api("PUT", f"/v1/devices/{device.device_id}/state", token=device.user_token,
+              body={"locked": False, "foreground_app": {"bundle_id": device.bundle_id}})
+    assert r.status == 200, r
+    # The app, in front, is connected to node B and answers willPresent.
+    parts = urlsplit(b.api_url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    conn.request("GET", "/v1/app/stream?will_present=true", headers={"Authorization": f"Bearer {credential}"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    stream = resp.fp
+    questions: "queue.Queue[tuple[str, dict]]" = queue.Queue()
+
+    def read():
+        event_id = None
+        try:
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b"id: "):
+                    event_id = line[4:].strip().decode()
+                elif line.startswith(b"data: ") and event_id:
+                    questions.put((event_id, json.loads(line[6:])))
+                    event_id = None
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=read, daemon=True).start()
+    time.sleep(0.5)  # node B tells node A of the app (milliseconds)
+    to_a = H2Client(a.apns_url)
+    wait_until(lambda: to_a.push(device.device_token, a.headers(), {"aps": {"alert": "warm"}}).status == 200,
+               timeout=5, what="node A takes the new token")
+    # The warm-up push was asked too; answer it and any other, then push the one we look at.
+    result: dict = {}
+
+    def answer_all():
+        while True:
+            try:
+                question_id, _ = questions.get(timeout=10)
+            except queue.Empty:
+                return
+            r = b.api("POST", f"/v1/app/will-present/{question_id}", token=credential,
+                      body={"options": ["banner", "sound"]})
+            result.setdefault("answers", []).append(r.status)
+
+    answering = threading.Thread(target=answer_all, daemon=True)
+    answering.start()
+    apns_id = new_apns_id()
+    started = time.monotonic()
+    r = to_a.push(device.device_token, a.headers(apns_id=apns_id),
+                  {"aps": {"alert": {"title": "Breaking", "body": "b"}, "sound": "default"}})
+    took = time.monotonic() - started
+    to_a.close()
+    # (Shut down first: closing alone waits for the reader thread, blocked in readline.)
+    conn.sock.shutdown(socket.SHUT_RDWR)
+    conn.close()
+    assert r.status == 200
+    [pushed] = [n for n in a.all_notifications(device) if n["id"] == apns_id]
+    assert "foreground-will-present" in pushed["decision"]["reason_codes"], pushed["decision"]
+    assert pushed["decision"]["disposition"] == "alerted", pushed["decision"]
+    assert 204 in result.get("answers", []), result
+    REPORT.append(f"two PostgreSQL nodes: a push accepted by node A asked the foreground app connected to node B "
+                  f"willPresent and was answered; the push took {took * 1000:.0f} ms")
 
 
 def scheduled_services(env) -> str:

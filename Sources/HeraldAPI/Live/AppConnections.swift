@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldDelivery
 import HeraldPolicy
+import HeraldStore
 import Synchronization
 
 /// The live connections of apps (`GET /v1/app/stream`), each of one app on one device:
@@ -41,8 +42,29 @@ public final class AppConnections: Sendable {
     /// app; a server cannot hold a notification for an app that never answers).
     public let willPresentTimeout: Duration
 
-    public init(willPresentTimeout: Duration = .seconds(2)) {
+    /// Told when the first connection of an app on a device that answers `willPresent` comes and
+    /// its last one goes (nodes sharing a database tell each other).
+    let presence: ClusterPresence?
+
+    public init(willPresentTimeout: Duration = .seconds(2), presence: ClusterPresence? = nil) {
         self.willPresentTimeout = willPresentTimeout
+        self.presence = presence
+    }
+
+    /// The device and app of a key (`key(deviceID:bundleID:)`).
+    static func parts(ofKey key: String) -> (deviceID: String, bundleID: String) {
+        let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+    }
+
+    /// This node's answering connections, as presence (a node's whole, `ClusterPresence`).
+    func answeringPresence() -> [PresenceChange] {
+        state.withLock { state in
+            state.connections.filter { $0.value.values.contains(where: \.answersWillPresent) }.keys.sorted().map {
+                let (deviceID, bundleID) = Self.parts(ofKey: $0)
+                return .appUp(deviceID: deviceID, bundleID: bundleID)
+            }
+        }
     }
 
     static func key(deviceID: String, bundleID: String) -> String { deviceID + "\u{0}" + bundleID }
@@ -102,8 +124,15 @@ public final class AppConnections: Sendable {
             let (continuation, unanswered) = connections.state.withLock {
                 state -> (CheckedContinuation<Void, Never>?, [CheckedContinuation<PresentationOptions?, Never>]) in
                 let continuation = state.connections[key]?[id]?.continuation
+                let answered = state.connections[key]?[id]?.answersWillPresent ?? false
                 state.connections[key]?[id] = nil
                 if state.connections[key]?.isEmpty == true { state.connections[key] = nil }
+                if answered, let presence = connections.presence,
+                    !(state.connections[key]?.values.contains(where: \.answersWillPresent) ?? false)
+                {
+                    let (deviceID, bundleID) = AppConnections.parts(ofKey: key)
+                    presence.local(.appDown(deviceID: deviceID, bundleID: bundleID))
+                }
                 let mine = state.asked.filter { $0.value.connectionID == id }
                 for questionID in mine.keys { state.asked[questionID] = nil }
                 return (continuation, mine.values.map(\.continuation))
@@ -116,7 +145,13 @@ public final class AppConnections: Sendable {
     public func register(deviceID: String, bundleID: String, answersWillPresent: Bool = false) -> Registration {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         let key = Self.key(deviceID: deviceID, bundleID: bundleID)
-        state.withLock { $0.connections[key, default: [:]][id] = Connection(answersWillPresent: answersWillPresent) }
+        state.withLock { state in
+            let wasAnswered = state.connections[key]?.values.contains(where: \.answersWillPresent) ?? false
+            state.connections[key, default: [:]][id] = Connection(answersWillPresent: answersWillPresent)
+            if answersWillPresent, !wasAnswered, NodeMessage.isSayable(deviceID), NodeMessage.isSayable(bundleID) {
+                presence?.local(.appUp(deviceID: deviceID, bundleID: bundleID))
+            }
+        }
         return Registration(connections: self, key: key, id: id)
     }
 

@@ -6,9 +6,16 @@ import HeraldPolicy
 extension LiveHub: LiveSessions {
     public func answersWillPresent(deviceID: String, bundleID: String) -> Bool {
         apps.answersWillPresent(deviceID: deviceID, bundleID: bundleID)
+            || presence?.answeringNode(deviceID: deviceID, bundleID: bundleID) != nil
     }
 
+    /// Asks this node's answering connection of the app, or else the one on another node.
     public func willPresent(_ question: WillPresentQuestion) async -> PresentationOptions? {
-        await apps.ask(question)
+        if apps.answersWillPresent(deviceID: question.deviceID, bundleID: question.bundleID) {
+            return await apps.ask(question)
+        }
+        guard let presence, let node = presence.answeringNode(deviceID: question.deviceID, bundleID: question.bundleID)
+        else { return nil }
+        return await presence.ask(question, on: node, timeout: apps.willPresentTimeout + .seconds(1))
     }
 }

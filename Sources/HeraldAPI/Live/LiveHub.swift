@@ -36,14 +36,20 @@ public final class LiveHub: Sendable {
 
     /// Makes a hub whose sessions each hold at most `queueCapacity` changes and `queueByteCapacity`
     /// bytes of them, and whose deliveries wait at most `willPresentTimeout` for a foreground app.
+    /// On a database several nodes share: the other nodes' sessions and answering apps, and this
+    /// node's own told to them (`ClusterPresence`).
+    public let presence: ClusterPresence?
+
     public init(
         queueCapacity: Int = LiveHub.defaultQueueCapacity, queueByteCapacity: Int = LiveHub.defaultQueueByteCapacity,
-        willPresentTimeout: Duration = .seconds(2), followsCommittedFeed: Bool = false
+        willPresentTimeout: Duration = .seconds(2), followsCommittedFeed: Bool = false,
+        presence: ClusterPresence? = nil
     ) {
         self.followsCommittedFeed = followsCommittedFeed
         self.queueCapacity = max(1, queueCapacity)
         self.queueByteCapacity = max(1, queueByteCapacity)
-        self.apps = AppConnections(willPresentTimeout: willPresentTimeout)
+        self.presence = presence
+        self.apps = AppConnections(willPresentTimeout: willPresentTimeout, presence: presence)
     }
 
     /// Subscribes a session to a device's changes. Subscribe first, then read the backlog from the
@@ -56,6 +62,9 @@ public final class LiveHub: Sendable {
                 onFinish: { [weak self] in self?.remove($0) }
             )
             if !state.isClosed {
+                if state.sessions[deviceID] == nil, NodeMessage.isSayable(deviceID) {
+                    presence?.local(.sessionUp(deviceID: deviceID))
+                }
                 state.sessions[deviceID, default: [:]][subscription.id] = subscription
             }
             return (subscription, state.isClosed)
@@ -143,7 +152,18 @@ public final class LiveHub: Sendable {
 
     /// Whether a session of the device is connected now (`apns-expiration: 0` needs one).
     public func hasSession(deviceID: String) -> Bool {
+        hasLocalSession(deviceID: deviceID) || (presence?.hasRemoteSession(deviceID: deviceID) ?? false)
+    }
+
+    /// Whether a session of the device is connected to this node.
+    public func hasLocalSession(deviceID: String) -> Bool {
         state.withLock { !($0.sessions[deviceID]?.isEmpty ?? true) }
+    }
+
+    /// This node's sessions and answering apps as presence (its whole, `ClusterPresence`).
+    public func localPresence() -> [PresenceChange] {
+        let devices = state.withLock { $0.sessions.keys.sorted() }
+        return devices.filter(NodeMessage.isSayable).map { .sessionUp(deviceID: $0) } + apps.answeringPresence()
     }
 
     /// The number of connected sessions, over every device.
@@ -167,9 +187,12 @@ public final class LiveHub: Sendable {
 
     private func remove(_ subscription: LiveSubscription) {
         state.withLock { state in
-            state.sessions[subscription.deviceID]?[subscription.id] = nil
+            guard state.sessions[subscription.deviceID]?.removeValue(forKey: subscription.id) != nil else { return }
             if state.sessions[subscription.deviceID]?.isEmpty == true {
                 state.sessions[subscription.deviceID] = nil
+                if NodeMessage.isSayable(subscription.deviceID) {
+                    presence?.local(.sessionDown(deviceID: subscription.deviceID))
+                }
             }
         }
     }

@@ -35,6 +35,9 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
                 case .listening:
                     await readRegistry()
                     policy.forgetCached()
+                    hub.presence?.rejoined()
+                case .message(let node, let message):
+                    hub.presence?.received(message, from: node, apps: hub.apps)
                 case .changed(let change):
                     policy.changed(change)
                     switch change {
@@ -61,7 +64,7 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
 
     /// Another node changed the device's state: its sessions here hear of it too.
     private func publishState(of deviceID: String) async {
-        guard hub.hasSession(deviceID: deviceID) else { return }
+        guard hub.hasLocalSession(deviceID: deviceID) else { return }
         do {
             hub.publishState(
                 deviceID: deviceID, state: try await store.deviceState(deviceID: deviceID) ?? DeviceState())

@@ -130,9 +130,12 @@ public final class HeraldApplication: Sendable {
         self.now = now
         self.wallClock = wallClock
         self.clock = clock
+        let presence = (store as? any SharedDatabaseStore).map { shared in
+            ClusterPresence(nodeID: shared.nodeID) { message in try await shared.send(message) }
+        }
         let hub = LiveHub(
             willPresentTimeout: .milliseconds(Int64(configuration.willPresentTimeout * 1000)),
-            followsCommittedFeed: store is any SharedDatabaseStore)
+            followsCommittedFeed: store is any SharedDatabaseStore, presence: presence)
         self.hub = hub
         let policy = PolicyCoordinator(store: store, registry: registry.cache, hub: hub, clock: clock, logger: logger)
         self.policy = policy
@@ -189,6 +192,9 @@ public final class HeraldApplication: Sendable {
                             store: shared, cursor: try await store.latestCursor(), hub: hub,
                             registry: registry.cache, extensions: extensions, policy: policy, logger: logger))
                 ]
+                    + (hub.presence.map {
+                        [.init(service: PresenceRelay(presence: $0, store: shared, hub: hub, logger: logger))]
+                    } ?? [])
             } else { [] }
         let apns = APNsListener(
             configuration: APNsListenerConfiguration(
