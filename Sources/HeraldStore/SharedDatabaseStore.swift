@@ -90,6 +90,9 @@ public enum NodeMessage: Sendable, Hashable {
     case ask(to: String, id: String, question: String)
     /// The answer to question `id` (JSON of the presentation options; nil: none, not presented).
     case answer(to: String, id: String, options: String?)
+    /// A named event for a device's sessions (outside the change feed: `focus`,
+    /// `authorization_requests`), for those on the other nodes; `json` its data.
+    case event(deviceID: String, name: String, json: String)
 
     /// The message as text (a NOTIFY payload): one line per presence change.
     public var text: String {
@@ -110,6 +113,7 @@ public enum NodeMessage: Sendable, Hashable {
         case .bye: "bye"
         case .ask(let to, let id, let question): "ask \(to) \(id) \(question)"
         case .answer(let to, let id, let options): "answer \(to) \(id) \(options ?? "null")"
+        case .event(let deviceID, let name, let json): "event \(deviceID) \(name) \(json)"
         }
     }
 
@@ -137,6 +141,7 @@ public enum NodeMessage: Sendable, Hashable {
         case ("bye", 1): self = .bye
         case ("ask", 4): self = .ask(to: parts[1], id: parts[2], question: parts[3])
         case ("answer", 4): self = .answer(to: parts[1], id: parts[2], options: parts[3] == "null" ? nil : parts[3])
+        case ("event", 4): self = .event(deviceID: parts[1], name: parts[2], json: parts[3])
         default: return nil
         }
     }

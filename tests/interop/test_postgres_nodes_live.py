@@ -2,7 +2,8 @@
 the other's live connections and time-driven work: a person's response made through one node reaches
 the app connected to the other at once; a device connected to one node is "in use" for a push
 accepted by the other (a now-or-never push is delivered); a foreground app connected to one node is
-asked `willPresent` for a push accepted by the other; one node leads the time-driven services (Focus
+asked `willPresent` for a push accepted by the other; a Focus turned on through one node reaches the
+device's session on the other (`event: focus`); one node leads the time-driven services (Focus
 releases, summaries, triggers) and the other takes over when it dies."""
 
 from __future__ import annotations
@@ -83,6 +84,26 @@ def test_a_device_connected_to_one_node_is_in_use_for_a_push_to_the_other(nodes)
     to_a.close()
     assert apns_id in events, "the now-or-never push was dropped: node A did not know the device was connected"
     assert apns_id in b.listed_ids(device)
+
+
+def test_a_focus_turned_on_through_one_node_reaches_the_devices_session_on_the_other(nodes):
+    """`event: focus` (outside the change feed) goes to the device's sessions on every node."""
+    a, b = nodes
+    device = a.new_device()
+    assert a.api("PUT", "/v1/me/focus-modes/work", token=device.user_token, body={}).status in (200, 201)
+    with SSEClient(b.api_url, device.device_id, device.user_token) as stream:
+        stream.wait_connected()
+        time.sleep(0.5)  # node B tells node A of the session (milliseconds)
+        started = time.monotonic()
+        assert a.api("POST", "/v1/me/focus-modes/work/on", token=device.user_token).status == 200
+        focus = []
+        while not focus and time.monotonic() - started < 5:
+            focus = [e for e in stream.drain(0.3) if e.event == "focus"]
+        took = time.monotonic() - started
+    assert focus and json.loads(focus[-1].data)["active"]["id"] == "work", focus
+    assert a.api("POST", "/v1/me/focus-modes/work/off", token=device.user_token).status == 200
+    REPORT.append(f"two PostgreSQL nodes: a Focus turned on through node A reached the device's session on node B "
+                  f"as event: focus {took * 1000:.0f} ms later")
 
 
 def test_a_foreground_app_on_one_node_is_asked_will_present_for_a_push_to_the_other(nodes):

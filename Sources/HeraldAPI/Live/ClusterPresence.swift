@@ -32,14 +32,19 @@ public final class ClusterPresence: Sendable {
         var lastHeard: ContinuousClock.Instant
     }
 
+    private enum Outgoing {
+        case change(PresenceChange)
+        case message(NodeMessage)
+    }
+
     private struct State {
         var nodes: [String: Node] = [:]
         /// Device → how many other nodes have a session of it.
         var devices: [String: Int] = [:]
         /// Device and app (`AppConnections.key`) → the other nodes with an answering connection.
         var apps: [String: [String]] = [:]
-        /// This node's changes not sent yet, in order.
-        var outgoing: [PresenceChange] = []
+        /// This node's changes and events not sent yet, in order.
+        var outgoing: [Outgoing] = []
         /// Whether this node's whole presence must go out (after `hello`, a reconnection, a failed send).
         var needsWhole = true
         /// Whether to say `hello` (this node knows nobody's presence).
@@ -76,7 +81,18 @@ public final class ClusterPresence: Sendable {
     /// A change of this node's presence (called in the order the changes happen, under the lock of
     /// whoever made them).
     func local(_ change: PresenceChange) {
-        state.withLock { $0.outgoing.append(change) }
+        state.withLock { $0.outgoing.append(.change(change)) }
+        outgoingSignal.signal()
+    }
+
+    /// A named event for a device's sessions, to go to the other nodes (those with a session of the
+    /// device take it). Dropped when too big for a message (over ~7,800 bytes of JSON).
+    func forward(deviceID: String, name: String, json: String) {
+        let message = NodeMessage.event(deviceID: deviceID, name: name, json: json)
+        guard message.text.utf8.count < 7_800, NodeMessage.isSayable(deviceID), NodeMessage.isSayable(name) else {
+            return
+        }
+        state.withLock { $0.outgoing.append(.message(message)) }
         outgoingSignal.signal()
     }
 
@@ -93,8 +109,17 @@ public final class ClusterPresence: Sendable {
         }
         var messages: [NodeMessage] = hello ? [.hello] : []
         if wantsWhole { messages += [.reset] + Self.chunked(whole()) }
-        messages += Self.chunked(changes)
-        return messages
+        // In order: runs of changes in chunks, events between them as they came.
+        var run: [PresenceChange] = []
+        for item in changes {
+            switch item {
+            case .change(let change): run.append(change)
+            case .message(let message):
+                messages += Self.chunked(run) + [message]
+                run = []
+            }
+        }
+        return messages + Self.chunked(run)
     }
 
     /// A send failed: the others may have missed some of this node's changes — send the whole again.
@@ -134,8 +159,10 @@ public final class ClusterPresence: Sendable {
         outgoingSignal.signal()
     }
 
-    /// Another node's message; `apps` answers the questions put to this node's app connections.
-    public func received(_ message: NodeMessage, from node: String, apps: AppConnections) {
+    /// Another node's message, for this node's `hub` (its app connections answer the questions put
+    /// to them; its sessions get the events).
+    public func received(_ message: NodeMessage, from node: String, hub: LiveHub) {
+        let apps = hub.apps
         let now = ContinuousClock.now
         switch message {
         case .presence(let changes):
@@ -164,6 +191,9 @@ public final class ClusterPresence: Sendable {
                 let options = await apps.ask(question)
                 try? await send(.answer(to: node, id: id, options: options.map { String($0.rawValue) }))
             }
+        case .event(let deviceID, let name, let json):
+            guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) else { return }
+            hub.publishEvent(deviceID: deviceID, name: name, value, fromAnotherNode: true)
         case .answer(let to, let id, let options):
             guard to == nodeID else { return }
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldStore
 import Synchronization
@@ -129,10 +130,17 @@ public final class LiveHub: Sendable {
 
     /// Hands a named event (outside the change feed: no cursor) to the device's sessions: streams
     /// send it as `event: <name>` (WebSocket: `{"type": name, name: json}`).
-    public func publishEvent(deviceID: String, name: String, _ json: JSONValue) {
+    /// A device with a session on another node sharing the database gets it there too (unless it
+    /// came `fromAnotherNode`).
+    public func publishEvent(deviceID: String, name: String, _ json: JSONValue, fromAnotherNode: Bool = false) {
         let subscriptions = state.withLock { state in state.sessions[deviceID].map { Array($0.values) } ?? [] }
         for subscription in subscriptions {
             subscription.enqueueNamed(name, json)
+        }
+        if !fromAnotherNode, let presence, presence.hasRemoteSession(deviceID: deviceID),
+            let data = try? JSONEncoder().encode(json)
+        {
+            presence.forward(deviceID: deviceID, name: name, json: String(decoding: data, as: UTF8.self))
         }
     }
 

@@ -37,7 +37,7 @@ struct CommittedFeedRelay: Service, CustomStringConvertible {
                     policy.forgetCached()
                     hub.presence?.rejoined()
                 case .message(let node, let message):
-                    hub.presence?.received(message, from: node, apps: hub.apps)
+                    hub.presence?.received(message, from: node, hub: hub)
                 case .changed(let change):
                     policy.changed(change)
                     switch change {
