@@ -207,55 +207,71 @@ extension PostgresStore: SharedDatabaseStore {
             // The signals, until the connection closes: PostgresNIO's sequence of them does not end
             // when the server ends the connection (seen when PostgreSQL stopped: the relay waited on
             // a dead connection), so its close ends them.
-            let (payloads, forward) = AsyncThrowingStream<String, any Error>.makeStream()
+            let buffer = SignalBuffer()
             let listening = Task {
                 do {
-                    for try await notification in signals { forward.yield(notification.payload) }
-                    forward.finish()
+                    for try await notification in signals { buffer.append(notification.payload) }
+                    buffer.finish(nil)
                 } catch {
-                    forward.finish(throwing: error)
+                    buffer.finish(error)
                 }
             }
             let watching = Task {
                 try? await connection.closeFuture.get()
-                forward.finish(throwing: FeedConnectionClosed())
+                buffer.finish(FeedConnectionClosed())
             }
             defer {
                 listening.cancel()
                 watching.cancel()
             }
-            for try await payload in payloads {
-                guard let signal = FeedSignal(payload: payload) else {
-                    logger.warning(
-                        "A signal on Herald's channel that this version does not read",
-                        metadata: ["payload": "\(payload.prefix(80))"])
-                    continue
+            // Every signal queued is taken at once, and the feed's ranges among them are read as one:
+            // under load (hundreds of commits a second, a signal each) reading range by range, four
+            // round trips each, fell seconds behind (1.5 s p50 at 2,000 pushes/s across two nodes).
+            while let payloads = try await buffer.take() {
+                var through: Int64?
+                for payload in payloads {
+                    guard let signal = FeedSignal(payload: payload) else {
+                        logger.warning(
+                            "A signal on Herald's channel that this version does not read",
+                            metadata: ["payload": "\(payload.prefix(80))"])
+                        continue
+                    }
+                    switch signal.kind {
+                    case .registry:
+                        // This node's cache has its own changes already.
+                        if signal.node != nodeID {
+                            try progress.handOn(.registry, through: nil, session: session, to: continuation)
+                        }
+                    case .message:
+                        if signal.node != nodeID, let message = signal.message {
+                            try progress.handOn(
+                                .message(from: signal.node, message), through: nil, session: session,
+                                to: continuation)
+                        }
+                    case .invalidation:
+                        if signal.node != nodeID, let invalidation = signal.invalidation {
+                            try progress.handOn(
+                                .changed(invalidation), through: nil, session: session, to: continuation)
+                        }
+                    case .feed:
+                        through = max(through ?? signal.through, signal.through)
+                    }
                 }
-                switch signal.kind {
-                case .registry:
-                    // This node's cache has its own changes already.
-                    if signal.node != nodeID {
-                        try progress.handOn(.registry, through: nil, session: session, to: continuation)
-                    }
-                case .message:
-                    if signal.node != nodeID, let message = signal.message {
-                        try progress.handOn(
-                            .message(from: signal.node, message), through: nil, session: session, to: continuation)
-                    }
-                case .invalidation:
-                    if signal.node != nodeID, let invalidation = signal.invalidation {
-                        try progress.handOn(.changed(invalidation), through: nil, session: session, to: continuation)
-                    }
-                case .feed:
+                // The ranges arrive in seq order without a gap: (seen, through] holds them all, read
+                // in parts of at most `feedReadSpan` seqs.
+                guard let through else { continue }
+                while progress.seen < through {
                     let seen = progress.seen
-                    guard signal.through > seen else { continue }
-                    let change = try await committed(
-                        after: max(signal.from, seen), through: signal.through, on: connection)
-                    try progress.handOn(change, through: signal.through, session: session, to: continuation)
+                    let end = min(through, seen + Self.feedReadSpan)
+                    let change = try await committed(after: seen, through: end, on: connection)
+                    try progress.handOn(change, through: end, session: session, to: continuation)
                 }
             }
         }
     }
+
+    /// The most seqs one read of the feed covers.
+    static let feedReadSpan: Int64 = 10_000
 
     /// Closes a connection without waiting: awaiting `close()` on one the server had ended never
     /// returned (the relay stopped after PostgreSQL's first restart).
@@ -333,6 +349,70 @@ final class RelayProgress: Sendable {
             guard state.session == session else { throw FeedConnectionClosed() }
             continuation.yield(change)
             if let through { state.seen = max(state.seen, through) }
+        }
+    }
+}
+
+/// The signals heard on the listening connection, taken all at once by the relay.
+final class SignalBuffer: Sendable {
+    private struct State {
+        var payloads: [String] = []
+        var isFinished = false
+        var error: (any Error)?
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func append(_ payload: String) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.isFinished else { return nil }
+            state.payloads.append(payload)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// No more signals: the listening ended (`error` nil) or failed.
+    func finish(_ error: (any Error)?) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.isFinished else { return nil }
+            state.isFinished = true
+            state.error = error
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Every signal queued (waiting for one); nil when the listening ended, its error when it failed.
+    func take() async throws -> [String]? {
+        while true {
+            let taken = try state.withLock { state -> [String]?? in
+                if !state.payloads.isEmpty {
+                    defer { state.payloads = [] }
+                    return .some(state.payloads)
+                }
+                if state.isFinished {
+                    if let error = state.error { throw error }
+                    return .some(nil)
+                }
+                return nil
+            }
+            if let taken { return taken }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let ready = state.withLock { state -> Bool in
+                        if !state.payloads.isEmpty || state.isFinished { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            } onCancel: {
+                finish(CancellationError())
+            }
         }
     }
 }
