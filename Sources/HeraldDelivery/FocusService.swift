@@ -44,7 +44,7 @@ final class FocusService: Service, ClockFollowing, ScheduledService {
     private let logger: Logger
     private let state = HeraldMutex(State())
     private let wake = WakeSignal()
-    private let progress = ServiceProgress()
+    let progress = ServiceProgress()
 
     init(engine: DeliveryPolicyEngine, events: PolicyActivityFanOut, logger: Logger) {
         self.engine = engine
@@ -64,25 +64,10 @@ final class FocusService: Service, ClockFollowing, ScheduledService {
 
     /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     func run() async throws {
-        defer { progress.finish() }
-        try await runUntilGracefulShutdown {
-            try await self.term()
-        }
+        try await runAlone()
     }
 
-    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
-    /// then each time as it comes. Called again for each term this node leads.
-    func term() async throws {
-        progress.resume()
-        defer { progress.pause() }
-        try await loop()
-    }
-
-    func pause() {
-        progress.pause()
-    }
-
-    private func loop() async throws {
+    func loop() async throws {
         let clock = engine.clock
         var lastCheck = clock.now
         let users = try await engine.store.users()

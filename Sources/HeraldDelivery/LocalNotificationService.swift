@@ -44,7 +44,7 @@ public final class LocalNotificationService: Service, ClockFollowing, ScheduledS
     private let engine: DeliveryPolicyEngine
     private let logger: Logger
     private let wake = WakeSignal()
-    private let progress = ServiceProgress()
+    let progress = ServiceProgress()
     /// Tells the other nodes sharing the database (nil: none) — the leader's scheduler among them.
     private let broadcast: (@Sendable (SharedInvalidation) async -> Void)?
 
@@ -163,25 +163,10 @@ public final class LocalNotificationService: Service, ClockFollowing, ScheduledS
 
     /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     public func run() async throws {
-        defer { progress.finish() }
-        try await runUntilGracefulShutdown {
-            try await self.term()
-        }
+        try await runAlone()
     }
 
-    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
-    /// then each time as it comes. Called again for each term this node leads.
-    func term() async throws {
-        progress.resume()
-        defer { progress.pause() }
-        try await loop()
-    }
-
-    func pause() {
-        progress.pause()
-    }
-
-    private func loop() async throws {
+    func loop() async throws {
         let clock = engine.clock
         var retryDelay: Duration = .seconds(1)
         while !Task.isCancelled {

@@ -7,10 +7,33 @@ import Synchronization
 
 /// A scheduler that acts when time passes, run by `ScheduledServices` one term at a time.
 protocol ScheduledService: Sendable {
+    /// How far its loop followed the clock (`ClockController` waits on it).
+    var progress: ServiceProgress { get }
     /// Runs until cancelled: first what came due while it did not run, then each time as it comes.
-    func term() async throws
+    func loop() async throws
+}
+
+extension ScheduledService {
+    /// One term: the loop from its start-up pass, until cancelled. Called again for each term this
+    /// node leads.
+    func term() async throws {
+        progress.resume()
+        defer { progress.pause() }
+        try await loop()
+    }
+
     /// Until the next term, a move of the manual clock does not wait for this service.
-    func pause()
+    func pause() {
+        progress.pause()
+    }
+
+    /// The service alone (not under `ScheduledServices`): one term until graceful shutdown.
+    func runAlone() async throws {
+        defer { progress.finish() }
+        try await runUntilGracefulShutdown {
+            try await term()
+        }
+    }
 }
 
 /// The services that act when time passes — Focus releases, Scheduled Summaries, the trigger

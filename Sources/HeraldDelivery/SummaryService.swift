@@ -38,7 +38,7 @@ final class SummaryService: Service, ClockFollowing, ScheduledService {
     private let users = HeraldMutex<[String: SummaryUser]>([:])
     private let isDirty = HeraldMutex(false)
     private let wake = WakeSignal()
-    private let progress = ServiceProgress()
+    let progress = ServiceProgress()
     /// The summaries a pass could not release, to try again (`retryFailed`).
     private let failed = HeraldMutex<[(userID: String, slot: Date)]>([])
     /// Whether the start-up reading of the schedules (and its catching up) is still to be done.
@@ -65,25 +65,10 @@ final class SummaryService: Service, ClockFollowing, ScheduledService {
 
     /// Runs the scheduler alone (not under `ScheduledServices`) until graceful shutdown.
     func run() async throws {
-        defer { progress.finish() }
-        try await runUntilGracefulShutdown {
-            try await self.term()
-        }
+        try await runAlone()
     }
 
-    /// Runs the scheduler until cancelled: the start-up pass (what came due while no node ran it),
-    /// then each time as it comes. Called again for each term this node leads.
-    func term() async throws {
-        progress.resume()
-        defer { progress.pause() }
-        try await loop()
-    }
-
-    func pause() {
-        progress.pause()
-    }
-
-    private func loop() async throws {
+    func loop() async throws {
         let clock = engine.clock
         var lastCheck = clock.now
         if !(await reload(catchingUp: true, nextAfter: lastCheck)) { isCatchUpPending.withLock { $0 = true } }

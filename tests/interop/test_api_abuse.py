@@ -275,6 +275,20 @@ def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
     assert first < 320, f"{first:.0f} KiB a stalled session"
 
 
+def closed_by_server(sockets) -> int:
+    """How many of the sockets the server has closed (read at once, without waiting)."""
+    closed = 0
+    for s in sockets:
+        s.setblocking(False)
+        try:
+            closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+    return closed
+
+
 def test_api_connections_past_the_limit_are_closed_at_once(herald_factory):
     """The API takes at most 40% of the open-files limit (here lowered to 256 for the server: 102
     connections); past it a new connection is closed at once, and once connections close new ones are
@@ -291,15 +305,7 @@ def test_api_connections_past_the_limit_are_closed_at_once(herald_factory):
         for _ in range(150):
             sockets.append(raw_api_socket(env))
         time.sleep(1.0)
-        closed = 0
-        for s in sockets:
-            s.setblocking(False)
-            try:
-                closed += s.recv(1) == b""
-            except BlockingIOError:
-                pass
-            except OSError:
-                closed += 1
+        closed = closed_by_server(sockets)
         assert 150 - 102 <= closed <= 150 - 90, f"{closed} of 150 closed"
     finally:
         for s in sockets:
@@ -315,15 +321,7 @@ def test_api_max_connections_sets_the_limit(herald_factory):
     sockets = [raw_api_socket(env) for _ in range(30)]
     try:
         time.sleep(1.0)
-        closed = 0
-        for s in sockets:
-            s.setblocking(False)
-            try:
-                closed += s.recv(1) == b""
-            except BlockingIOError:
-                pass
-            except OSError:
-                closed += 1
+        closed = closed_by_server(sockets)
         assert closed == 10, f"{closed} of 30 closed"
     finally:
         for s in sockets:
