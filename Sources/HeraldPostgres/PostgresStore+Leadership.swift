@@ -104,28 +104,11 @@ extension PostgresStore {
     private func keepLease(on connection: PostgresConnection) async throws {
         while !connection.isClosed {
             try await Task.sleep(for: Self.leadershipHeartbeat)
-            let answered = OnceResult<Bool>()
-            let timer = Task {
-                try? await Task.sleep(for: Self.leadershipHeartbeat)
-                answered.resolve(.success(false))
-            }
-            let check = Task {
-                do {
-                    try await watch.run(on: connection) {
-                        try await connection.query("SELECT 1", logger: self.logger)
-                    }
-                    answered.resolve(.success(true))
-                } catch {
-                    answered.resolve(.success(false))
+            let alive = await succeeds(within: Self.leadershipHeartbeat) {
+                try await self.watch.run(on: connection) {
+                    _ = try await connection.query("SELECT 1", logger: self.logger)
                 }
             }
-            let alive = await withTaskCancellationHandler {
-                (try? await answered.value()) ?? false
-            } onCancel: {
-                answered.resolve(.success(false))
-            }
-            timer.cancel()
-            check.cancel()
             if !alive { return }
         }
     }

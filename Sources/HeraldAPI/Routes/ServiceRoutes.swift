@@ -51,17 +51,7 @@ struct ServiceRoutes: Sendable {
         }
         let store = dependencies.store
         // Raced, not awaited: a store call stuck on a database that went away does not hold the probe.
-        let answered = OnceResult<Bool>()
-        let probe = Task { answered.resolve(.success((try? await store.latestCursor()) != nil)) }
-        let timer = Task {
-            try? await Task.sleep(for: readinessTimeout)
-            answered.resolve(.success(false))
-        }
-        defer {
-            probe.cancel()
-            timer.cancel()
-        }
-        let isAnswered = (try? await answered.value()) ?? false
+        let isAnswered = await succeeds(within: readinessTimeout) { _ = try await store.latestCursor() }
         guard isAnswered else {
             return unavailable("database_unavailable", "The database did not answer within 2 seconds.")
         }

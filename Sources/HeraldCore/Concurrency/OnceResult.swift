@@ -42,3 +42,33 @@ public final class OnceResult<T: Sendable>: Sendable {
         }
     }
 }
+
+/// Whether `operation` succeeds within `timeout`: false when it throws, when the time passes first,
+/// or when the caller is cancelled. Raced, not awaited: an operation stuck on a peer that went away
+/// (a database that will never answer) is cancelled and left behind, and does not hold the caller.
+public func succeeds(
+    within timeout: Duration, _ operation: @escaping @Sendable () async throws -> Void
+) async -> Bool {
+    let outcome = OnceResult<Bool>()
+    let attempt = Task {
+        do {
+            try await operation()
+            outcome.resolve(.success(true))
+        } catch {
+            outcome.resolve(.success(false))
+        }
+    }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)
+        outcome.resolve(.success(false))
+    }
+    defer {
+        attempt.cancel()
+        timer.cancel()
+    }
+    return await withTaskCancellationHandler {
+        (try? await outcome.value()) ?? false
+    } onCancel: {
+        outcome.resolve(.success(false))
+    }
+}
