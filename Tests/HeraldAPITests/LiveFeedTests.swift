@@ -4,6 +4,7 @@ import HeraldDelivery
 import HeraldPolicy
 import HeraldStore
 import Logging
+import Synchronization
 import Testing
 
 @testable import HeraldAPI
@@ -191,6 +192,41 @@ struct LiveFeedTests {
         try await harness.push(device.deviceID, id: "now-only", expiration: 0)
         let changes = try await Self.collect(&iterator, count: 1)
         #expect(changes.map(\.notification.id) == ["now-only"])
+    }
+
+    @Test(
+        "step reads the backlog, then is idle until the hub has more, then ends with the subscription",
+        arguments: StoreKind.allCases)
+    func stepWithoutWaiting(_ store: StoreKind) async throws {
+        let harness = try TestHarness(store)
+        let (_, device) = try await harness.makeDevice()
+        try await harness.push(device.deviceID, id: "n1")
+        let feed = makeFeed(harness, deviceID: device.deviceID)
+        var iterator = feed.makeAsyncIterator()
+        guard case .output(.changes(let backlog)) = try await iterator.step() else {
+            Issue.record("the backlog first")
+            return
+        }
+        #expect(backlog.map(\.notification.id) == ["n1"])
+        #expect(try await iterator.step() == .idle)
+        #expect(try await iterator.step() == .idle, "still nothing: no waiting, no output")
+
+        let woken = HeraldMutex(false)
+        feed.subscription.whenReady { woken.withLock { $0 = true } }
+        try await harness.push(device.deviceID, id: "n2")
+        #expect(woken.withLock { $0 })
+        guard case .output(.changes(let live)) = try await iterator.step() else {
+            Issue.record("the live change")
+            return
+        }
+        #expect(live.map(\.notification.id) == ["n2"])
+        #expect(live.map(\.cursor) == [2])
+        // Delivered once the next step is taken (the transport wrote the previous output).
+        #expect(try await iterator.step() == .idle)
+        #expect(try await harness.store.notification(deviceID: device.deviceID, id: "n2")?.deliveredAt != nil)
+
+        feed.subscription.finish()
+        #expect(try await iterator.step() == .ended)
     }
 }
 

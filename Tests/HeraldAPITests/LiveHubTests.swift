@@ -3,6 +3,7 @@ import HeraldAPI
 import HeraldCore
 import HeraldDelivery
 import HeraldStore
+import Synchronization
 import Testing
 
 /// A change row of a device, for hub tests that don't need a store.
@@ -148,6 +149,34 @@ struct LiveHubTests {
         try? await Task.sleep(for: .milliseconds(20))
         waiting.cancel()
         #expect(await waiting.value == nil)
+        #expect(!hub.hasSession(deviceID: "d1"))
+    }
+
+    @Test("poll takes what is ready without waiting; whenReady calls once, when there is more or the end")
+    func pollAndWhenReady() async {
+        let hub = LiveHub()
+        let subscription = hub.subscribe(deviceID: "d1")
+        #expect(subscription.poll() == .empty)
+        let calls = HeraldMutex(0)
+        subscription.whenReady { calls.withLock { $0 += 1 } }
+        #expect(calls.withLock { $0 } == 0, "nothing is ready yet")
+        hub.publish([change(1), change(2, device: "d2")])
+        hub.publish([change(3)])
+        #expect(calls.withLock { $0 } == 1, "called once, at the first publish")
+        #expect(subscription.poll() == .event(.changes([change(1), change(3)])))
+        #expect(subscription.poll() == .empty)
+
+        // Ready already: called at once.
+        subscription.requestHeartbeat()
+        subscription.whenReady { calls.withLock { $0 += 1 } }
+        #expect(calls.withLock { $0 } == 2)
+        #expect(subscription.poll() == .event(.heartbeat))
+
+        // The end wakes it too, and polls say so.
+        subscription.whenReady { calls.withLock { $0 += 1 } }
+        subscription.finish()
+        #expect(calls.withLock { $0 } == 3)
+        #expect(subscription.poll() == .finished)
         #expect(!hub.hasSession(deviceID: "d1"))
     }
 }

@@ -37,6 +37,15 @@ public enum LiveFeedOutput: Hashable, Sendable {
     case named(String, JSONValue)
 }
 
+/// What `LiveFeed.Iterator.step()` found.
+public enum LiveFeedStep: Hashable, Sendable {
+    case output(LiveFeedOutput)
+    /// Nothing to write until the subscription has more (`LiveSubscription.whenReady`).
+    case idle
+    /// The subscription ended.
+    case ended
+}
+
 /// A device's change feed for one session: every change after the client's cursor from the store,
 /// then the live changes of the hub, each once and in `seq` order; after a lag, the store again.
 ///
@@ -110,9 +119,23 @@ public struct LiveFeed: AsyncSequence, Sendable {
         /// The next output; nil when the subscription ended. After changes that applied a badge,
         /// a `badge` event when the device's badges changed.
         public mutating func next() async throws -> LiveFeedOutput? {
+            switch try await advance(waiting: true) {
+            case .output(let output): return output
+            case .ended, .idle: return nil
+            }
+        }
+
+        /// The next output when one is ready, without waiting for the hub: `.idle` when the device is
+        /// quiet (`subscription.whenReady` says when to step again), `.ended` when the subscription
+        /// ended. Reading the store (a catch-up, the badges, a delivery mark) is still awaited.
+        public mutating func step() async throws -> LiveFeedStep {
+            try await advance(waiting: false)
+        }
+
+        private mutating func advance(waiting: Bool) async throws -> LiveFeedStep {
             do {
                 if let badge = try await badges.event(store: feed.store, deviceID: feed.deviceID) {
-                    return .badge(badge)
+                    return .output(.badge(badge))
                 }
             } catch {
                 feed.logger.log(
@@ -122,26 +145,37 @@ public struct LiveFeed: AsyncSequence, Sendable {
                         "device.id": .string(feed.deviceID), "error.type": .string(String(describing: type(of: error))),
                     ])
             }
-            let output = try await nextOutput()
-            if case .changes(let changes)? = output { badges.note(changes) }
-            return output
+            let step = try await nextOutput(waiting: waiting)
+            if case .output(.changes(let changes)) = step { badges.note(changes) }
+            return step
         }
 
-        /// The next changes (or a heartbeat); nil when the subscription ended.
-        private mutating func nextOutput() async throws -> LiveFeedOutput? {
+        /// The next changes (or a heartbeat); `.ended` when the subscription ended, `.idle` when
+        /// not `waiting` and the hub has nothing yet.
+        private mutating func nextOutput(waiting: Bool) async throws -> LiveFeedStep {
             await markDeliveredIfNeeded()
             while true {
-                if !pending.isEmpty { return pending.removeFirst() }
+                if !pending.isEmpty { return .output(pending.removeFirst()) }
                 if !liveRest.isEmpty {
                     let changes = takeLive()
-                    if !changes.isEmpty { return .changes(changes) }
+                    if !changes.isEmpty { return .output(.changes(changes)) }
                     continue
                 }
                 switch phase {
                 case .catchingUp(let after):
                     try await catchUp(after: after)
                 case .live:
-                    guard let event = await feed.subscription.next() else { return nil }
+                    let event: LiveEvent
+                    if waiting {
+                        guard let next = await feed.subscription.next() else { return .ended }
+                        event = next
+                    } else {
+                        switch feed.subscription.poll() {
+                        case .event(let next): event = next
+                        case .empty: return .idle
+                        case .finished: return .ended
+                        }
+                    }
                     switch event {
                     case .changes(let rows):
                         liveRest = rows[...]
@@ -153,11 +187,11 @@ public struct LiveFeed: AsyncSequence, Sendable {
                             ])
                         phase = .catchingUp(after: position.catchUpStart(oldestDropped: oldestDropped))
                     case .heartbeat:
-                        return .heartbeat
+                        return .output(.heartbeat)
                     case .deviceState(let json):
-                        return .state(json)
+                        return .output(.state(json))
                     case .named(let name, let json):
-                        return .named(name, json)
+                        return .output(.named(name, json))
                     case .summary(let seq):
                         phase = .catchingUp(after: position.catchUpStart(oldestDropped: seq))
                     }

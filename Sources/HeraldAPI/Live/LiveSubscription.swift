@@ -68,6 +68,14 @@ public final class LiveSubscription: Sendable {
         var pendingNamed: [(name: String, json: JSONValue)] = []
         var isFinished = false
         var waiter: CheckedContinuation<LiveEvent?, Never>?
+        /// Called once when an event is ready or the subscription ends (`whenReady`).
+        var onReady: (@Sendable () -> Void)?
+
+        /// Whether `takeEvent()` would return an event.
+        var hasEvent: Bool {
+            !queue.isEmpty || oldestDropped != nil || summaryDue != nil || pendingState != nil || !pendingNamed.isEmpty
+                || isHeartbeatDue
+        }
 
         /// The next event to hand out, if one is ready.
         mutating func takeEvent() -> LiveEvent? {
@@ -102,18 +110,43 @@ public final class LiveSubscription: Sendable {
         }
 
         /// The waiting consumer and what to give it, once there is something.
-        mutating func wakeUp() -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? {
+        mutating func wakeUp() -> Wake? {
+            if let onReady, hasEvent || isFinished {
+                self.onReady = nil
+                return .callback(onReady)
+            }
             guard let waiter else { return nil }
             if let event = takeEvent() {
                 self.waiter = nil
-                return (waiter, event)
+                return .waiter(waiter, event)
             }
             if isFinished {
                 self.waiter = nil
-                return (waiter, nil)
+                return .waiter(waiter, nil)
             }
             return nil
         }
+    }
+
+    /// A consumer to wake, outside the lock.
+    private enum Wake {
+        case waiter(CheckedContinuation<LiveEvent?, Never>, LiveEvent?)
+        case callback(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case .waiter(let waiter, let event): waiter.resume(returning: event)
+            case .callback(let body): body()
+            }
+        }
+    }
+
+    /// What `poll()` finds.
+    public enum Poll: Hashable, Sendable {
+        case event(LiveEvent)
+        /// Nothing yet: `whenReady` tells when there is.
+        case empty
+        case finished
     }
 
     /// The number of changes waiting in the queue.
@@ -149,6 +182,27 @@ public final class LiveSubscription: Sendable {
         }
     }
 
+    /// The next event if one is ready, without waiting: a consumer that holds no task while its
+    /// device is quiet polls, and asks `whenReady` to be called when there is more.
+    public func poll() -> Poll {
+        state.withLock { state in
+            if let event = state.takeEvent() { return .event(event) }
+            return state.isFinished ? .finished : .empty
+        }
+    }
+
+    /// Calls `body` once, as soon as `poll()` would find an event or the end (at once if it would
+    /// now). One consumer at a time: not while `next()` waits or another `whenReady` is pending.
+    public func whenReady(_ body: @escaping @Sendable () -> Void) {
+        let isReady = state.withLock { state -> Bool in
+            if state.hasEvent || state.isFinished { return true }
+            precondition(state.waiter == nil && state.onReady == nil, "A live subscription has one consumer")
+            state.onReady = body
+            return false
+        }
+        if isReady { body() }
+    }
+
     /// Adds changes of this subscription's device; called by the hub, never waits.
     func enqueue(_ changes: [StoredNotification]) {
         enqueue(changes, bytes: changes.reduce(0) { $0 + Self.estimatedBytes($1) })
@@ -157,7 +211,7 @@ public final class LiveSubscription: Sendable {
     /// Adds changes whose `estimatedBytes` sum to `bytes` (the hub counts a batch once for all the
     /// sessions it hands it to).
     func enqueue(_ changes: [StoredNotification], bytes: Int) {
-        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+        let wake = state.withLock { state -> Wake? in
             guard !state.isFinished, let first = changes.first else { return nil }
             if let oldest = state.oldestDropped {
                 state.oldestDropped = min(oldest, first.seq)
@@ -181,22 +235,22 @@ public final class LiveSubscription: Sendable {
             }
             return state.wakeUp()
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
     }
 
     /// Hands the device's new state to the consumer (replacing a state it has not taken yet).
     func enqueueState(_ json: JSONValue) {
-        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+        let wake = state.withLock { state -> Wake? in
             guard !state.isFinished else { return nil }
             state.pendingState = json
             return state.wakeUp()
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
     }
 
     /// Hands a named event to the consumer (replacing one of the same name it has not taken yet).
     func enqueueNamed(_ name: String, _ json: JSONValue) {
-        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+        let wake = state.withLock { state -> Wake? in
             guard !state.isFinished else { return nil }
             if let index = state.pendingNamed.firstIndex(where: { $0.name == name }) {
                 state.pendingNamed[index].json = json
@@ -205,38 +259,38 @@ public final class LiveSubscription: Sendable {
             }
             return state.wakeUp()
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
     }
 
     /// Tells the consumer a summary event with `seq` is in the store (the lowest one waits).
     func enqueueSummary(seq: Int64) {
-        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+        let wake = state.withLock { state -> Wake? in
             guard !state.isFinished else { return nil }
             state.summaryDue = min(state.summaryDue ?? seq, seq)
             return state.wakeUp()
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
     }
 
     /// Asks the consumer to send a heartbeat when it is next idle.
     public func requestHeartbeat() {
-        let wake = state.withLock { state -> (CheckedContinuation<LiveEvent?, Never>, LiveEvent?)? in
+        let wake = state.withLock { state -> Wake? in
             guard !state.isFinished else { return nil }
             state.isHeartbeatDue = true
             return state.wakeUp()
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
     }
 
     /// Ends the subscription: the hub forgets it, and `next()` returns what is queued, then nil.
     public func finish() {
         let (wake, wasFinished) = state.withLock {
-            state -> ((CheckedContinuation<LiveEvent?, Never>, LiveEvent?)?, Bool) in
+            state -> (Wake?, Bool) in
             let wasFinished = state.isFinished
             state.isFinished = true
             return (state.wakeUp(), wasFinished)
         }
-        if let (waiter, event) = wake { waiter.resume(returning: event) }
+        wake?.run()
         if !wasFinished { onFinish(self) }
     }
 }

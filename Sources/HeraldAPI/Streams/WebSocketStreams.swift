@@ -28,6 +28,8 @@ struct WebSocketStreams: Sendable {
     /// the JSON error the SSE route would give (401, 404 `device_not_found`, 400 for a bad cursor).
     func shouldUpgrade(_ head: HTTPRequest, channel: any Channel, logger: Logger) async -> ShouldUpgradeResult<Handler>
     {
+        // Hummingbird's connection task runs the session (or writes the refusal).
+        ConnectionRoute.decide(.router, on: channel)
         do {
             return .upgrade([:], try await session(for: head))
         } catch {
@@ -44,16 +46,13 @@ struct WebSocketStreams: Sendable {
 
     /// The session of an upgrade request, once its path, token and cursor check out.
     func session(for head: HTTPRequest) async throws -> Handler {
-        let uri = URI(head.path ?? "/")
-        guard let deviceID = Self.deviceID(inStreamPath: uri.path) else {
+        guard Self.deviceID(inStreamPath: URI(head.path ?? "/").path) != nil else {
             throw APIError.notFound("not_found", "WebSocket streams are at /v1/devices/{device_id}/stream.")
         }
         guard head.method == .get else {
             throw APIError(.methodNotAllowed, code: "method_not_allowed", message: "A WebSocket upgrade is a GET.")
         }
-        let token = try Authenticator.deviceToken(headers: head.headerFields, uri: uri)
-        let device = try await authenticator.requireDevice(deviceID, token: token)
-        let cursor = try await CursorParameter.start(headers: head.headerFields, uri: uri, store: dependencies.store)
+        let (device, cursor) = try await Self.start(head, authenticator: authenticator, store: dependencies.store)
         return { [dependencies] inbound, outbound, context in
             var logger = context.logger
             logger[metadataKey: "device.id"] = .string(device.deviceID)
@@ -62,6 +61,21 @@ struct WebSocketStreams: Sendable {
                 dependencies: dependencies, logger: logger
             )
         }
+    }
+
+    /// The device and the cursor a stream request starts from, when its token and cursor check out
+    /// (the errors of the SSE route: 401, 404 `device_not_found`, 400 for a bad cursor).
+    static func start(_ head: HTTPRequest, authenticator: Authenticator, store: any HeraldStore) async throws -> (
+        device: Device, cursor: Int64
+    ) {
+        let uri = URI(head.path ?? "/")
+        guard let deviceID = deviceID(inStreamPath: uri.path) else {
+            throw APIError.notFound("not_found", "Streams are at /v1/devices/{device_id}/stream.")
+        }
+        let token = try Authenticator.deviceToken(headers: head.headerFields, uri: uri)
+        let device = try await authenticator.requireDevice(deviceID, token: token)
+        let cursor = try await CursorParameter.start(headers: head.headerFields, uri: uri, store: store)
+        return (device, cursor)
     }
 
     /// The device id of a stream path; nil for any other path.
