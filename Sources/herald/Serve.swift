@@ -48,6 +48,11 @@ struct Serve: AsyncParsableCommand {
     var apiIdleTimeout: Double = 30
 
     @Option(
+        name: .customLong("websocket-ping-interval"),
+        help: "Seconds between the pings a WebSocket stream sends its client; one unanswered for as long closes it.")
+    var webSocketPingInterval: Double = 30
+
+    @Option(
         name: .customLong("api-max-connections"),
         help: ArgumentHelp(
             "The most JSON API connections (live sessions included) open at once; by default two fifths of the open-file limit (`ulimit -n`). Past it a new connection is closed at once.",
@@ -92,6 +97,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("\(name) must be a port number from 0 to 65535.")
         }
         guard apiIdleTimeout > 0 else { throw ValidationError("--api-idle-timeout must be more than 0.") }
+        guard webSocketPingInterval > 0 else { throw ValidationError("--websocket-ping-interval must be more than 0.") }
         if let apiMaxConnections, apiMaxConnections < 1 {
             throw ValidationError("--api-max-connections must be 1 or more.")
         }
@@ -120,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         configuration.deviceRateLimit = deviceRateLimit
         configuration.createsDemo = !noDemo
         configuration.apiIdleTimeout = apiIdleTimeout
+        configuration.webSocketPingInterval = webSocketPingInterval
         configuration.apiMaximumConnections = apiMaxConnections
         configuration.willPresentTimeout = willPresentTimeout
         configuration.attachmentQuota = attachmentQuotaMiB << 20

@@ -33,6 +33,8 @@ public struct APIDependencies: Sendable {
     /// that never end) or between requests; then it is closed. A response being sent (an SSE or
     /// WebSocket stream) is not idle.
     public var idleTimeout: Duration = .seconds(30)
+    /// How often a WebSocket stream pings its client; one unanswered for this long closes it (1001).
+    public var webSocketPingInterval: Duration = .seconds(30)
     /// Open connections of the JSON API (requests and SSE/WebSocket streams); past it a new connection
     /// is closed at once. By default 40% of the process's open-files limit (the APNs listeners take
     /// half, the rest is left to the database and files).

@@ -1,40 +1,17 @@
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 
 /// The JSON API as a Hummingbird application (a `Service`: add it to the server's `ServiceGroup`).
 public typealias APIApplication = Application<RouterResponder<APIRequestContext>>
 
-/// The HTTP/1.1 server of the JSON API with the WebSocket upgrade of the stream route: requests
-/// with `Upgrade: websocket` on `/v1/devices/{device_id}/stream` become WebSocket sessions, the
-/// stream's SSE requests are served on the connection (`EventStreamHandler`), all others go to the
-/// router. A connection's first request head must arrive within the idle timeout
-/// and 96 KiB (`RequestHeadGuard`); later ones are under Hummingbird's idle timeout. Past
-/// `maximumConnections` open connections a new one is closed at once.
+/// The HTTP/1.1 server of the JSON API (`APIChannel`): the router, and the stream route's SSE and
+/// WebSocket sessions served on their connections. Past `maximumConnections` open connections a new
+/// one is closed at once.
 public func makeAPIServerBuilder(_ dependencies: APIDependencies) -> HTTPServerBuilder {
-    let authenticator = Authenticator(adminToken: dependencies.adminToken, store: dependencies.store)
-    let streams = WebSocketStreams(dependencies: dependencies, authenticator: authenticator)
-    let idleTimeout = TimeAmount(dependencies.idleTimeout)
-    let connections = APIConnectionCount(limit: dependencies.maximumConnections)
-    return HTTPServerBuilder { responder in
-        APIChildChannel(
-            base: HTTP1WebSocketUpgradeChannel(
-                responder: responder,
-                configuration: .init(
-                    http1: .init(
-                        additionalChannelHandlers: [
-                            EventStreamHandler(dependencies: dependencies, authenticator: authenticator)
-                        ],
-                        idleTimeout: idleTimeout),
-                    ws: .init(autoPing: .enabled(timePeriod: .seconds(30)))),
-                shouldUpgrade: { head, channel, logger in
-                    await streams.shouldUpgrade(head, channel: channel, logger: logger)
-                }
-            ),
-            timeout: idleTimeout, connections: connections, logger: dependencies.logger
-        )
+    HTTPServerBuilder { responder in
+        APIChannel(responder: responder, dependencies: dependencies)
     }
 }
 

@@ -34,7 +34,7 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case passing
         /// A stream request is being checked; what arrives meanwhile waits with it.
         case checking([HTTPRequestPart])
-        case streaming(EventStreamSession)
+        case streaming(LiveSession)
         case closed
     }
 
@@ -99,9 +99,11 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// Whether `head` asks for the device's event stream (a WebSocket upgrade never gets here).
+    /// Whether `head` asks for the device's event stream. A WebSocket upgrade gets here only when it
+    /// is not a connection's first request: the router redirects it to a new connection.
     static func isEventStream(_ head: HTTPRequest) -> Bool {
-        head.method == .get && WebSocketStreams.deviceID(inStreamPath: URI(head.path ?? "/").path) != nil
+        head.method == .get && head.headerFields[.upgrade] == nil
+            && WebSocketStreams.deviceID(inStreamPath: URI(head.path ?? "/").path) != nil
     }
 
     private func check(_ head: HTTPRequest, context: ChannelHandlerContext) {
@@ -137,9 +139,9 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         var logger = dependencies.logger
         logger[metadataKey: "device.id"] = .string(start.device.deviceID)
-        let session = EventStreamSession(
+        let session = LiveSession(
             deviceID: start.device.deviceID, cursor: start.cursor, dependencies: dependencies, logger: logger,
-            writer: EventStreamWriter(handler: self, context: context)
+            transport: EventStreamTransport(handler: self, context: context)
         )
         state = .streaming(session)
         route?.decide(.eventStream)
@@ -157,8 +159,8 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-/// Where a session's bytes go: its handler's place in the pipeline, from any task.
-struct EventStreamWriter: Sendable {
+/// An SSE session's transport: its handler's place in the pipeline, from any task.
+struct EventStreamTransport: LiveSessionTransport {
     private let bound: NIOLoopBound<(EventStreamHandler, ChannelHandlerContext)>
     private let eventLoop: any EventLoop
 
@@ -167,8 +169,12 @@ struct EventStreamWriter: Sendable {
         self.eventLoop = context.eventLoop
     }
 
+    func write(_ output: LiveFeedOutput) async throws {
+        try await ServerSentEvents.write(output) { try await write($0) }
+    }
+
     /// Writes event bytes; returns when the connection takes more.
-    func write(_ buffer: ByteBuffer) async throws {
+    private func write(_ buffer: ByteBuffer) async throws {
         try await eventLoop.flatSubmit { [bound] in
             let (handler, context) = bound.value
             return handler.write(.body(buffer), context: context)
@@ -179,77 +185,12 @@ struct EventStreamWriter: Sendable {
     func end() {
         eventLoop.execute { [bound] in
             let (handler, context) = bound.value
-            handler.write(.end(nil), context: context).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            handler.write(.end(nil), context: context).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
-    /// Closes the connection (a failed session).
-    func close() {
+    func fail() {
         eventLoop.execute { [bound] in bound.value.1.close(promise: nil) }
-    }
-}
-
-/// One SSE session driven without a task of its own while idle: `drain()` runs a task that steps
-/// the feed and writes until the feed is idle, then asks the subscription to call it again.
-final class EventStreamSession: Sendable {
-    private let subscription: LiveSubscription
-    private let writer: EventStreamWriter
-    private let logger: Logger
-    /// The feed's position between drains (taken by the one drain that runs).
-    private let iterator: Mutex<LiveFeed.Iterator?>
-    private let heartbeat = Mutex<RepeatedTask?>(nil)
-
-    init(deviceID: String, cursor: Int64, dependencies: APIDependencies, logger: Logger, writer: EventStreamWriter) {
-        // Subscribe before the feed reads the backlog, so nothing committed in between is missed.
-        let subscription = dependencies.hub.subscribe(deviceID: deviceID)
-        self.subscription = subscription
-        self.writer = writer
-        self.logger = logger
-        let feed = LiveFeed(
-            subscription: subscription, after: cursor, store: dependencies.store, now: dependencies.now, logger: logger)
-        self.iterator = Mutex(feed.makeAsyncIterator())
-    }
-
-    func start(heartbeatEvery interval: TimeAmount, on eventLoop: any EventLoop) {
-        let subscription = self.subscription
-        heartbeat.withLock {
-            $0 = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-                subscription.requestHeartbeat()
-            }
-        }
-        drain()
-    }
-
-    /// Ends the session: the drain writes what is queued, ends the response and closes.
-    func finish() {
-        heartbeat.withLock { $0?.cancel() }
-        subscription.finish()
-    }
-
-    private func drain() {
-        Task { [self] in
-            guard var feed = iterator.withLock({ $0.take() }) else { return }
-            do {
-                while true {
-                    switch try await feed.step() {
-                    case .output(let output):
-                        try await ServerSentEvents.write(output) { try await writer.write($0) }
-                    case .idle:
-                        iterator.withLock { $0 = feed }
-                        subscription.whenReady { [self] in drain() }
-                        return
-                    case .ended:
-                        finish()
-                        writer.end()
-                        return
-                    }
-                }
-            } catch {
-                logger.debug(
-                    "Event stream ended", metadata: ["error.type": .string(String(describing: type(of: error)))])
-                finish()
-                writer.close()
-            }
-        }
     }
 }

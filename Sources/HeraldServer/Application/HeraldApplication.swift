@@ -223,6 +223,7 @@ public final class HeraldApplication: Sendable {
         dependencies.attachmentQuota = configuration.attachmentQuota
         dependencies.metrics = metrics
         dependencies.idleTimeout = .milliseconds(Int64(configuration.apiIdleTimeout * 1000))
+        dependencies.webSocketPingInterval = .milliseconds(Int64(configuration.webSocketPingInterval * 1000))
         if let maximum = configuration.apiMaximumConnections { dependencies.maximumConnections = maximum }
         let api = APIServer.make(
             dependencies: dependencies,

@@ -22,6 +22,8 @@ public struct HeraldConfiguration: Sendable {
     public var maximumBatch: Int = 512
     /// Seconds an API connection may stay silent while sending a request or between requests.
     public var apiIdleTimeout: Double = 30
+    /// Seconds between a WebSocket stream's pings; one unanswered for as long closes it (1001).
+    public var webSocketPingInterval: Double = 30
     /// The most JSON API connections (live sessions included) open at once; nil: two fifths of the
     /// open-file limit (`APIDependencies.defaultMaximumConnections`).
     public var apiMaximumConnections: Int?
