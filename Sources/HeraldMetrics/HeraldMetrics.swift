@@ -12,7 +12,10 @@ import Synchronization
 /// - `herald_sessions`: live SSE and WebSocket sessions on this node (read at the scrape);
 /// - `herald_held_notifications{disposition}`: notifications a Focus or the Scheduled Summary holds
 ///   now, all devices (read from the database at the scrape: the same on every node);
-/// - `herald_summary_releases_total`: users' Scheduled Summaries this node released.
+/// - `herald_summary_releases_total`: users' Scheduled Summaries this node released;
+/// - `herald_registry_read_through_total{outcome}`: pushes to a device token this node did not know,
+///   looked for in the shared database (`found`, `missing`) or not (`not_read`: missing a moment ago,
+///   or past the budget of reads). Several nodes only.
 ///
 /// Instrumented with swift-metrics' types over swift-prometheus's registry, one registry per
 /// instance: no process-wide `MetricsSystem.bootstrap`, so that many applications (the tests) each
@@ -29,6 +32,10 @@ public final class HeraldMetrics: Sendable {
     private let sessions: CoreMetrics.Gauge
     private let held: [String: CoreMetrics.Gauge]
     private let summaryReleases: CoreMetrics.Counter
+    private let readThrough: [String: CoreMetrics.Counter]
+
+    /// The outcomes `herald_registry_read_through_total` is labelled with.
+    public static let readThroughOutcomes = ["found", "missing", "not_read"]
 
     private struct PushKey: Hashable {
         var status: Int
@@ -58,6 +65,19 @@ public final class HeraldMetrics: Sendable {
                 ($0, Gauge(label: "herald_held_notifications", dimensions: [("disposition", $0)], factory: factory))
             })
         summaryReleases = Counter(label: "herald_summary_releases_total", factory: factory)
+        readThrough = Dictionary(
+            uniqueKeysWithValues: Self.readThroughOutcomes.map {
+                (
+                    $0,
+                    Counter(
+                        label: "herald_registry_read_through_total", dimensions: [("outcome", $0)], factory: factory)
+                )
+            })
+    }
+
+    /// A push to a device token this node did not know: what reading it through came to.
+    public func registryReadThrough(_ outcome: String) {
+        readThrough[outcome]?.increment()
     }
 
     /// An APNs request was answered: `reason` nil for a 200 (or an error answer without one).

@@ -309,6 +309,15 @@ extension PostgresStore: RegistryStore {
         }
     }
 
+    public func deviceToken(_ token: String) async throws -> DeviceTokenRecord? {
+        try await read { connection in
+            try await Self.tokens(
+                connection, "SELECT \(unescaped: Self.tokenColumns) FROM device_tokens WHERE token = \(token)",
+                logger: self.logger
+            ).first
+        }
+    }
+
     public func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] {
         try await read { connection in try await Self.tokens(connection, deviceID: deviceID, logger: self.logger) }
     }

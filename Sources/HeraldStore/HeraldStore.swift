@@ -72,6 +72,8 @@ public protocol RegistryStore: Sendable {
     /// Unregisters a token (it stays as a tombstone); nil when unknown. Unregistering twice keeps the first time.
     func unregisterDeviceToken(_ token: String, at date: Date) async throws -> DeviceTokenRecord?
     func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord]
+    /// One device token's record (a tombstone too); nil when unknown.
+    func deviceToken(_ token: String) async throws -> DeviceTokenRecord?
 
 }
 

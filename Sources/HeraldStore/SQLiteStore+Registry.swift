@@ -185,6 +185,10 @@ extension SQLiteStore {
         }
     }
 
+    public func deviceToken(_ token: String) async throws -> DeviceTokenRecord? {
+        try await read { db in try DeviceTokenRow.filter(DeviceTokenRow.Columns.token == token).fetchOne(db)?.record }
+    }
+
     public func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord] {
         try await read { db in
             var request = DeviceTokenRow.order(DeviceTokenRow.Columns.createdAt, DeviceTokenRow.Columns.token)

@@ -44,6 +44,8 @@ struct RegistryTests {
         #expect(try await store.devices(userID: nil).count == 2)
         #expect(try await store.deviceTokens(deviceID: Fixture.deviceID) == [token])
         #expect(try await store.deviceTokens(deviceID: Fixture.otherDeviceID).isEmpty)
+        #expect(try await store.deviceToken(token.token) == token)
+        #expect(try await store.deviceToken(Fixture.token(2)) == nil)
 
         let snapshot = try await store.registrySnapshot()
         #expect(snapshot.keys[scoped.keyID] == scoped)

@@ -82,6 +82,17 @@ public enum PushValidator {
         return false
     }
 
+    /// The canonical device token in a request's path, when it is well formed: what to look for in
+    /// the shared database after `badDeviceToken` (a token another node registered a moment ago).
+    public static func wellFormedToken(in request: APNsRequest) -> String? {
+        let path = request.path.utf8
+        let pathWithoutQuery = path.firstIndex(of: UInt8(ascii: "?")).map { path[..<$0] } ?? path[...]
+        guard pathWithoutQuery.starts(with: "/3/device/".utf8) else { return nil }
+        let rawToken = Substring(pathWithoutQuery.dropFirst("/3/device/".utf8.count))
+        guard DeviceTokenFormat.isWellFormed(rawToken) else { return nil }
+        return DeviceTokenFormat.canonical(rawToken)
+    }
+
     public static func validate(
         _ request: APNsRequest,
         auth: inout ProviderAuthState,

@@ -162,7 +162,7 @@ public final class HeraldApplication: Sendable {
         self.pushService = PushService(
             registry: registry.cache, writer: writer, hub: hub, policy: policy.engine,
             deviceRateLimit: configuration.deviceRateLimit, now: now, wallClock: wallClock, extensions: extensions,
-            metrics: metrics, logger: logger
+            metrics: metrics, readThrough: store as? any SharedDatabaseStore, logger: logger
         )
     }
 

@@ -29,6 +29,8 @@ public final class PushService: PushHandler {
     private let extensions: ServiceExtensionService?
     /// Counts each answer by status and reason (nil: not counted).
     private let metrics: HeraldMetrics?
+    /// Reads a token this node does not know from the shared database (several nodes only).
+    private let readThrough: RegistryReadThrough?
 
     /// - Parameters:
     ///   - deviceRateLimit: pushes per second per device; 0 turns the limit off.
@@ -39,8 +41,9 @@ public final class PushService: PushHandler {
         registry: RegistryCache, writer: NotificationWriter, hub: LiveHub, policy: DeliveryPolicyEngine,
         deviceRateLimit: Double, now: @escaping @Sendable () -> Date,
         wallClock: @escaping @Sendable () -> Date = { Date() }, extensions: ServiceExtensionService? = nil,
-        metrics: HeraldMetrics? = nil, logger: Logger
+        metrics: HeraldMetrics? = nil, readThrough store: (any SharedDatabaseStore)? = nil, logger: Logger
     ) {
+        self.readThrough = store.map { RegistryReadThrough(store: $0, registry: registry) }
         self.extensions = extensions
         self.metrics = metrics
         self.registry = registry
@@ -82,11 +85,38 @@ public final class PushService: PushHandler {
         let validated = connection.auth.withLock { auth in
             PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: wallNow)
         }
-        let push: AcceptedPush
         switch validated {
-        case .success(let value): push = value
-        case .failure(let failure): return respond(APNsResponse(failure: failure, apnsID: apnsID))
+        case .success(let push):
+            accept(push, apnsID: apnsID, now: now, wallNow: wallNow, generator: &generator, respond: respond)
+        case .failure(let failure):
+            guard failure.reason == .badDeviceToken, let readThrough,
+                let token = PushValidator.wellFormedToken(in: request)
+            else { return respond(APNsResponse(failure: failure, apnsID: apnsID)) }
+            // Perhaps registered through another node a moment ago: read it, then validate again.
+            Task {
+                let outcome = await readThrough.lookUp(token)
+                metrics?.registryReadThrough(outcome.rawValue)
+                guard outcome == .found else { return respond(APNsResponse(failure: failure, apnsID: apnsID)) }
+                let snapshot = registry.snapshot
+                let again = connection.auth.withLock { auth in
+                    PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: wallNow)
+                }
+                switch again {
+                case .success(let push):
+                    var generator = PooledRandomGenerator()
+                    accept(push, apnsID: apnsID, now: now, wallNow: wallNow, generator: &generator, respond: respond)
+                case .failure(let failure):
+                    respond(APNsResponse(failure: failure, apnsID: apnsID))
+                }
+            }
         }
+    }
+
+    /// Rate limit, expiry, the service extension, the decision and the commit of a valid push.
+    private func accept(
+        _ push: AcceptedPush, apnsID: String, now: Date, wallNow: Date, generator: inout PooledRandomGenerator,
+        respond: @escaping @Sendable (APNsResponse) -> Void
+    ) {
         let deviceID = push.token.deviceID
         guard limiter.withLock({ $0.allow(deviceID, now: wallNow) }) else {
             return respond(APNsResponse(failure: APNsFailure(.tooManyRequests), apnsID: apnsID))
