@@ -74,7 +74,6 @@ public protocol RegistryStore: Sendable {
     func deviceTokens(deviceID: String?) async throws -> [DeviceTokenRecord]
     /// One device token's record (a tombstone too); nil when unknown.
     func deviceToken(_ token: String) async throws -> DeviceTokenRecord?
-
 }
 
 /// The devices' notification lists: commits (group commit), the change feed, reads, read/dismiss/

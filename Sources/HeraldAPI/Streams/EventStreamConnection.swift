@@ -141,7 +141,7 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         logger[metadataKey: "device.id"] = .string(start.device.deviceID)
         let session = LiveSession(
             deviceID: start.device.deviceID, cursor: start.cursor, dependencies: dependencies, logger: logger,
-            transport: EventStreamTransport(handler: self, context: context)
+            transport: EventStreamTransport(place: HandlerOnLoop(self, context: context))
         )
         state = .streaming(session)
         route?.decide(.eventStream)
@@ -161,36 +161,23 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
 /// An SSE session's transport: its handler's place in the pipeline, from any task.
 struct EventStreamTransport: LiveSessionTransport {
-    private let bound: NIOLoopBound<(EventStreamHandler, ChannelHandlerContext)>
-    private let eventLoop: any EventLoop
-
-    fileprivate init(handler: EventStreamHandler, context: ChannelHandlerContext) {
-        self.bound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
-        self.eventLoop = context.eventLoop
-    }
+    let place: HandlerOnLoop<EventStreamHandler>
 
     func write(_ output: LiveFeedOutput) async throws {
-        try await ServerSentEvents.write(output) { try await write($0) }
-    }
-
-    /// Writes event bytes; returns when the connection takes more.
-    private func write(_ buffer: ByteBuffer) async throws {
-        try await eventLoop.flatSubmit { [bound] in
-            let (handler, context) = bound.value
-            return handler.write(.body(buffer), context: context)
-        }.get()
+        try await ServerSentEvents.write(output) { buffer in
+            try await place.submit { handler, context in handler.write(.body(buffer), context: context) }
+        }
     }
 
     /// Ends the response and closes the connection.
     func end() {
-        eventLoop.execute { [bound] in
-            let (handler, context) = bound.value
+        place.execute { handler, context in
             let channel = context.channel
             handler.write(.end(nil), context: context).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
     func fail() {
-        eventLoop.execute { [bound] in bound.value.1.close(promise: nil) }
+        place.execute { _, context in context.close(promise: nil) }
     }
 }

@@ -86,3 +86,25 @@ final class LiveSession: Sendable {
         }
     }
 }
+
+/// A channel handler with its context, reached from any task: what a session's transport writes
+/// through (the context belongs to the handler's event loop).
+struct HandlerOnLoop<Handler: AnyObject>: Sendable {
+    private let bound: NIOLoopBound<(Handler, ChannelHandlerContext)>
+    private let eventLoop: any EventLoop
+
+    init(_ handler: Handler, context: ChannelHandlerContext) {
+        self.bound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
+        self.eventLoop = context.eventLoop
+    }
+
+    /// Runs `body` on the event loop and waits for the future it returns.
+    func submit(_ body: @escaping @Sendable (Handler, ChannelHandlerContext) -> EventLoopFuture<Void>) async throws {
+        try await eventLoop.flatSubmit { [bound] in body(bound.value.0, bound.value.1) }.get()
+    }
+
+    /// Runs `body` on the event loop.
+    func execute(_ body: @escaping @Sendable (Handler, ChannelHandlerContext) -> Void) {
+        eventLoop.execute { [bound] in body(bound.value.0, bound.value.1) }
+    }
+}

@@ -49,7 +49,7 @@ final class WebSocketStreamHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.eventLoop.execute {
             let (handler, context) = bound.value
             guard case .open = handler.state, context.channel.isActive else { return }
-            let session = handler.start(WebSocketStreamTransport(handler: handler, context: context))
+            let session = handler.start(WebSocketStreamTransport(place: HandlerOnLoop(handler, context: context)))
             handler.session = session
             handler.pinger = context.eventLoop.scheduleRepeatedTask(
                 initialDelay: handler.pingInterval, delay: handler.pingInterval
@@ -198,36 +198,21 @@ final class WebSocketStreamHandler: ChannelDuplexHandler, RemovableChannelHandle
 
 /// A WebSocket session's transport: its handler's place in the pipeline, from any task.
 struct WebSocketStreamTransport: LiveSessionTransport {
-    private let bound: NIOLoopBound<(WebSocketStreamHandler, ChannelHandlerContext)>
-    private let eventLoop: any EventLoop
-
-    fileprivate init(handler: WebSocketStreamHandler, context: ChannelHandlerContext) {
-        self.bound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
-        self.eventLoop = context.eventLoop
-    }
+    let place: HandlerOnLoop<WebSocketStreamHandler>
 
     func write(_ output: LiveFeedOutput) async throws {
         for message in try WebSocketStreams.messages(output) {
-            try await eventLoop.flatSubmit { [bound] in
-                let (handler, context) = bound.value
-                return handler.writeMessage(message, context: context)
-            }.get()
+            try await place.submit { handler, context in handler.writeMessage(message, context: context) }
         }
     }
 
     /// Sends 1000 and waits for the client's close.
     func end() {
-        eventLoop.execute { [bound] in
-            let (handler, context) = bound.value
-            handler.close(.normalClosure, context: context)
-        }
+        place.execute { handler, context in handler.close(.normalClosure, context: context) }
     }
 
     /// Sends 1011 and waits for the client's close.
     func fail() {
-        eventLoop.execute { [bound] in
-            let (handler, context) = bound.value
-            handler.close(.unexpectedServerError, context: context)
-        }
+        place.execute { handler, context in handler.close(.unexpectedServerError, context: context) }
     }
 }
