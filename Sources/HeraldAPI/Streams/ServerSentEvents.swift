@@ -8,6 +8,11 @@ import ServiceLifecycle
 
 /// `GET /v1/devices/{device_id}/stream` as Server-Sent Events: `id: <cursor>`, `event:
 /// notification|removed|summary`, `data: <one-line JSON>`, a comment line as heartbeat when idle.
+///
+/// The server answers most stream requests on the connection (`EventStreamHandler`, no task held
+/// while idle); this route answers the rest — a refused one (with its JSON error), one requested
+/// behind another request still in flight, and the router driven directly (tests) — and its
+/// encoding (`write`) is the one both use.
 struct ServerSentEvents: Sendable {
     let dependencies: APIDependencies
     let authenticator: Authenticator
