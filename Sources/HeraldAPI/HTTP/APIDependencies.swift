@@ -52,6 +52,8 @@ public struct APIDependencies: Sendable {
     public var attachmentsDirectory: URL?
     /// The bytes each app's attachments may take together (1 GiB by default).
     public var attachmentQuota: Int = 1 << 30
+    /// The connections serving live sessions, which a graceful shutdown waits for (`StreamsDrain`).
+    public let openStreams = OpenStreams()
     /// What this node counts, shown at `GET /metrics` (nil: not kept, 404).
     public var metrics: HeraldMetrics?
     /// The apps' live connections (`GET /v1/app/stream`), the hub's.

@@ -129,6 +129,7 @@ struct APIChannel: ServerChildChannel, HTTPChannelHandler {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(handler)
+                    dependencies.openStreams.add(channel)
                     return .webSocketStream
                 }
             }

@@ -145,6 +145,7 @@ final class EventStreamHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
         state = .streaming(session)
         route?.decide(.eventStream)
+        dependencies.openStreams.add(context.channel)
         context.write(
             wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: ServerSentEvents.headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(ByteBuffer(string: ": connected\n\n"))), promise: nil)

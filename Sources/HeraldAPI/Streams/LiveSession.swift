@@ -24,6 +24,8 @@ final class LiveSession: Sendable {
     /// The feed's position between drains (taken by the one drain that runs).
     private let iterator: Mutex<LiveFeed.Iterator?>
     private let heartbeat = Mutex<RepeatedTask?>(nil)
+    /// Whether `finish()` was called (the server shuts down, the client went away).
+    private let isFinished = Mutex(false)
 
     init(
         deviceID: String, cursor: Int64, dependencies: APIDependencies, logger: Logger,
@@ -55,6 +57,7 @@ final class LiveSession: Sendable {
 
     /// Ends the session: the drain writes what is queued, then the transport ends.
     func finish() {
+        isFinished.withLock { $0 = true }
         heartbeat.withLock { $0?.cancel() }
         subscription.finish()
     }
@@ -80,8 +83,10 @@ final class LiveSession: Sendable {
             } catch {
                 logger.debug(
                     "Live session ended", metadata: ["error.type": .string(String(describing: type(of: error)))])
+                // Ended already (a shutdown closes the database too): the goodbye of an end, not of a failure.
+                let wasFinished = isFinished.withLock { $0 }
                 finish()
-                transport.fail()
+                if wasFinished { transport.end() } else { transport.fail() }
             }
         }
     }

@@ -242,8 +242,9 @@ public final class HeraldApplication: Sendable {
             policy.events.finish()
         }
         // Graceful shutdown goes from the last service to the first, each ending before the next is
-        // told: the streams end, the listeners drain (their pushes are still committed), then the
-        // writer commits what is queued, then the feed relay and the checkpoints stop.
+        // told: the streams end, the listeners drain (their pushes are still committed), the live
+        // sessions' connections say goodbye (`StreamsDrain`), then the writer commits what is
+        // queued, then the feed relay and the checkpoints stop.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = store.backgroundServices.map {
             .init(service: $0)
         }
@@ -257,6 +258,7 @@ public final class HeraldApplication: Sendable {
                     .init(service: webhooks),
                     .init(service: FocusAnnouncer(dependencies: dependencies)),
                     .init(service: SummaryMetrics(events: policy.events, metrics: metrics)),
+                    .init(service: StreamsDrain(streams: dependencies.openStreams)),
                     .init(service: api),
                     .init(service: apns),
                 ] + policy.services.map { .init(service: $0) } + [
