@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The push path's CPU by stage, from a `perf record -g` of the server (scripts/profile-push perf).
+
+Each sample is given to the first stage whose pattern matches a frame of its call stack, walking
+from the leaf toward the root: a `swift_retain`, a `malloc` or a `memcpy` counts for the code that
+called it (the store's insert, the HPACK encoder, …), a kernel frame for the user-space code that
+made the system call (an `fsync` under SQLite is the commit, a `sendmsg` under NIO a socket write).
+A sample none of whose frames names a stage goes by its leaf (the allocator, reference counting,
+memory copies): release builds lose frames (`[unknown]`) under `perf record -g`. The rest is
+`other`. An approximation to find where the time goes, not a measurement of any one function.
+
+  scripts/perf-stages.py PERF_DATA [--us-per-push X]     (X: the server's CPU per push, to print µs)
+"""
+import argparse
+import collections
+import re
+import subprocess
+import sys
+
+# (stage, pattern), tried in this order for each frame, over the frame's name: `Module.Type` for a
+# Swift symbol (its mangled name's first two parts: a signature's types never match), the symbol
+# itself for C and the kernel.
+STAGES = [
+    ("commit: WAL write + fsync (kernel)", r"^(fsync|fdatasync|__libc_fsync|__libc_pwrite|pwrite|vfs_write|ext4_|generic_perform_write|jbd2|file_write_and_wait|unixSync|sqlite3OsSync|sqlite3OsWrite|unixWrite)"),
+    ("store insert (SQLite, GRDB)", r"^(sqlite3|GRDB\.|HeraldStore\.SQLiteStore|HeraldStore\.NotificationRow|vfs_read|filemap_read|__libc_pread)"),
+    ("writer (queue, batch, commit callback)", r"^HeraldServer\.NotificationWriter|^HeraldStore\."),
+    ("HPACK (NIOHPACK)", r"^NIOHPACK\."),
+    ("HTTP/2 framing (NIOHTTP2, the connection handler)", r"^(NIOHTTP2\.|HeraldAPNs\.)"),
+    ("provider token (JWT, ES256)", r"^(HeraldCore\.Provider|Crypto\.|_CryptoExtras\.|__ecp_|ecp_nistz|bn_|BN_|EC_|ECDSA|sha256|SHA256)"),
+    ("payload parse and validate", r"^HeraldCore\.(PushValidator|APNsPayload|PayloadParser|JSONParser|AcceptedPush|DeviceTokenFormat|APNsID|APNsRequest)"),
+    ("decide (delivery policy)", r"^(HeraldDelivery\.|HeraldPolicy\.)"),
+    ("fan-out (hub, SSE/WebSocket encoding)", r"^HeraldAPI\."),
+    ("push service (the rest of handle)", r"^(HeraldServer\.|HeraldCore\.|HeraldMetrics\.)"),
+    ("socket reads and writes (kernel)", r"^(sendmsg|recvmsg|writev|readv|__libc_write|__libc_read|__send|__recv|__sys_sendmsg|__sys_recvmsg|sock_|tcp_|ip_|skb_|__x64_sys_(write|read|sendmsg|recvmsg))"),
+    ("event loop, wake-ups, scheduling", r"^(NIOPosix\.|NIOCore\.|epoll|futex|__x64_sys_futex|__x64_sys_epoll|swift_task|swift_job|_dispatch|pthread_cond|schedule)"),
+]
+# When no frame of a sample names a stage (release builds lose frames: `[unknown]`), what its leaf
+# does at least.
+FALLBACK = [
+    ("allocator (malloc, free), caller unknown", r"^(malloc|_int_malloc|_int_free|free|cfree|malloc_consolidate|unlink_chunk|realloc|_int_realloc|swift_slowAlloc|swift_slowDealloc|swift_allocObject|swift_deallocClassInstance)"),
+    ("reference counting, caller unknown", r"^(swift_retain|swift_release|swift_bridgeObjectRetain|swift_bridgeObjectRelease|swift_unknownObject)"),
+    ("memory copies, caller unknown", r"^(__mem|memcpy|memmove|memset|memcmp|__pi_mem|copy_)"),
+]
+COMPILED = [(name, re.compile(pattern)) for name, pattern in STAGES]
+COMPILED_FALLBACK = [(name, re.compile(pattern)) for name, pattern in FALLBACK]
+MANGLED = re.compile(r"^\$s(\d+)")
+
+
+def frame_name(symbol):
+    """`Module.Type` (or `Module.function`) of a mangled Swift symbol; other symbols as they are."""
+    match = MANGLED.match(symbol)
+    if not match:
+        return symbol
+    at = match.end()
+    module = symbol[at:at + int(match.group(1))]
+    rest = symbol[at + int(match.group(1)):]
+    entity = re.match(r"^(\d+)", rest)
+    if entity:
+        n = len(entity.group(1))
+        rest = rest[n:n + int(entity.group(1))]
+    else:
+        rest = ""
+    return f"{module}.{rest}"
+
+
+def stage_of(stack):
+    names = [frame_name(symbol) for symbol in stack]
+    for table in (COMPILED, COMPILED_FALLBACK):
+        for name in names:  # leaf first
+            for stage, pattern in table:
+                if pattern.search(name):
+                    return stage
+    return OTHER
+
+
+OTHER = "other (unattributed)"
+
+
+def samples(perf_data):
+    """Yields (thread name, [symbols leaf first]) for each sample of `perf script`."""
+    out = subprocess.run(["perf", "script", "-i", perf_data, "-F", "comm,ip,sym", "--no-demangle"],
+                         capture_output=True, text=True, errors="replace", check=True).stdout
+    comm, stack = None, []
+    for line in out.splitlines():
+        if not line.strip():
+            if comm is not None:
+                yield comm, stack
+            comm, stack = None, []
+        elif line.startswith("\t"):
+            parts = line.split(None, 1)
+            stack.append(parts[1].strip() if len(parts) > 1 else "")
+        else:
+            if comm is not None:
+                yield comm, stack
+            comm, stack = line.strip(), []
+    if comm is not None:
+        yield comm, stack
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("perf_data")
+    parser.add_argument("--us-per-push", type=float, default=None)
+    args = parser.parse_args()
+    by_stage = collections.Counter()
+    writer = collections.Counter()
+    total = 0
+    for comm, stack in samples(args.perf_data):
+        stage = stage_of(stack)
+        by_stage[stage] += 1
+        if comm.startswith("herald-writer"):
+            writer[stage] += 1
+        total += 1
+    if not total:
+        print("perf-stages: no samples", file=sys.stderr)
+        return 1
+    writer_total = sum(writer.values())
+    head = f"{'stage':52} {'share':>6}"
+    if args.us_per_push:
+        head += f" {'µs/push':>8}"
+    head += f" {'of it on herald-writer':>23}"
+    print(head)
+    for name, _ in STAGES + FALLBACK + [(OTHER, None)]:
+        count = by_stage.get(name, 0)
+        if not count:
+            continue
+        row = f"{name:52} {100 * count / total:5.1f}%"
+        if args.us_per_push:
+            row += f" {args.us_per_push * count / total:8.1f}"
+        row += f" {100 * writer.get(name, 0) / total:22.1f}%"
+        print(row)
+    print(f"{total:,} samples; the store writer thread (herald-writer) {100 * writer_total / total:.1f}% of them")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""scripts/perf-stages.py, the push-path profile's table: a frame's name from a mangled Swift symbol,
+and a sample's stage from its stack (leaf first; a frame that names a stage wins over the leaf)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from herald_support import REPO
+
+spec = importlib.util.spec_from_file_location("perf_stages", REPO / "scripts" / "perf-stages.py")
+perf_stages = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(perf_stages)
+
+
+def test_a_mangled_symbol_is_named_by_its_module_and_type_not_by_its_signature():
+    # NIOHTTP2's state machine taking HPACKHeaders: NIOHTTP2, whatever its signature names.
+    symbol = ("$s8NIOHTTP223HTTP2StreamStateMachineV14receiveHeaders7headers19validateHeaderBlock0I13ContentLength"
+              "28localSupportsExtendedConnect06remoteopQ005isEndC3SetAA0de10ResultWithC6EffectV8NIOHPACK12HPACKHeadersV")
+    assert perf_stages.frame_name(symbol) == "NIOHTTP2.HTTP2StreamStateMachine"
+    assert perf_stages.frame_name("$s10HeraldCore13PushValidatorO8validate") == "HeraldCore.PushValidator"
+    assert perf_stages.frame_name("sqlite3VdbeExec") == "sqlite3VdbeExec"
+
+
+def test_a_sample_goes_to_the_first_frame_that_names_a_stage_else_to_its_leaf():
+    stage = perf_stages.stage_of
+    assert stage(["swift_retain", "$s8NIOHTTP223HTTP2StreamStateMachineV14receive", "$s8NIOPosix19SelectableEventLoopC3run"]) \
+        == "HTTP/2 framing (NIOHTTP2, the connection handler)"
+    assert stage(["malloc", "$s10HeraldCore13PushValidatorO8validate"]) == "payload parse and validate"
+    assert stage(["copy_folio_from_iter_atomic", "generic_perform_write", "vfs_write"]) \
+        == "commit: WAL write + fsync (kernel)"
+    assert stage(["sqlite3VdbeExec", "[unknown]"]) == "store insert (SQLite, GRDB)"
+    assert stage(["_int_malloc", "[unknown]"]) == "allocator (malloc, free), caller unknown"
+    assert stage(["[unknown]", "[unknown]"]) == perf_stages.OTHER
