@@ -268,8 +268,10 @@ def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
     first, later = (levels[0] - start_kib) / 400, (levels[1] - levels[0]) / 400
     REPORT.append(f"400 stalled SSE/WebSocket sessions: {first:.0f} KiB a session after 500 pushes of 3 KB (its "
                   f"connection included), {later:+.0f} KiB after 500 more")
-    # Bounded in events only (1,000 a queue), each session took ~0.5 KiB more with every push.
-    assert later < 40, f"each stalled session grew by {later:.0f} KiB over 500 more pushes"
+    # Bounded in events only (1,000 a queue), each session took ~0.5 KiB more with every push: ~250 KiB
+    # over these 500. Bounded, it grows by what malloc keeps: +14 to +41 KiB measured (sessions served on
+    # the connection, session 17; +41 in one fresh-clone run, over the 40 this bound was before).
+    assert later < 80, f"each stalled session grew by {later:.0f} KiB over 500 more pushes"
     # What it costs once at its bound: 165-225 KiB in a debug build, depending on what malloc kept of
     # the tests before (the bound, not this figure, is what `later` checks).
     assert first < 320, f"{first:.0f} KiB a stalled session"
