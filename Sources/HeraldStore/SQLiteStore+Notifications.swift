@@ -87,8 +87,6 @@ extension SQLiteStore {
         var tombstones: [InsertedBatch.Tombstone] = []
         var latestBadges = AppBadgeRule.Latest()
         let notifications = rows.notifications
-        var values: [(any DatabaseValueConvertible)?] = []
-        values.reserveCapacity(16 * NotificationRow.maximumRowsPerUpsert)
         var index = notifications.startIndex
         while index < notifications.endIndex {
             if let collapseID = notifications[index].collapseID {
@@ -112,15 +110,23 @@ extension SQLiteStore {
             {
                 end += 1
             }
-            values.removeAll(keepingCapacity: true)
+            let statement = try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index])
+            // Resets the statement and clears its bindings; the rows are then bound in place
+            // (`NotificationRow.bindUpsertValues`) and `execute()` runs them as bound.
+            statement.setUncheckedArguments(StatementArguments())
+            var argument: CInt = 1
             for row in index..<end {
                 seq += 1
-                NotificationRow.appendUpsertValues(notifications[row], seq: seq, thread: rows.threads[row], to: &values)
+                guard
+                    NotificationRow.bindUpsertValues(
+                        notifications[row], seq: seq, thread: rows.threads[row], to: statement.sqliteStatement,
+                        from: argument)
+                else { throw StoreError(.invalid, "A notification could not be bound to the insert statement.") }
+                argument += NotificationRow.upsertValuesPerRow
                 seqs.append(seq)
                 if let badge = rows.badges[row] { latestBadges.note(notifications[row], badge: badge, seq: seq) }
             }
-            try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index]).execute(
-                arguments: StatementArguments(values))
+            try statement.execute()
             index = end
         }
         try latestBadges.store(db)
