@@ -188,6 +188,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "herald-h2-floor",
+            dependencies: [
+                "HeraldAPNs", "HeraldCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "herald-trigger-bench",
             dependencies: [
                 "HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldTriggers",
