@@ -10,6 +10,9 @@ import Synchronization
 /// - `herald_commit_batch_size` and `herald_commit_duration_seconds`: histograms of the group
 ///   commit's batches (notifications per transaction) and of each commit's time;
 /// - `herald_sessions`: live SSE and WebSocket sessions on this node (read at the scrape);
+/// - `herald_live_lags_total` and `herald_live_store_rows_total`: how often a live session's queue
+///   overflowed (the session lagged), and the rows sessions read from the store rather than from
+///   the hub (catching up after connecting with a cursor or after lagging) — read at the scrape;
 /// - `herald_held_notifications{disposition}`: notifications a Focus or the Scheduled Summary holds
 ///   now, all devices (read from the database at the scrape: the same on every node);
 /// - `herald_summary_releases_total`: users' Scheduled Summaries this node released;
@@ -30,6 +33,10 @@ public final class HeraldMetrics: Sendable {
     private let batchSize: CoreMetrics.Recorder
     private let commitDuration: CoreMetrics.Timer
     private let sessions: CoreMetrics.Gauge
+    private let liveLags: CoreMetrics.Counter
+    private let liveStoreRows: CoreMetrics.Counter
+    /// The live counts already added to the two counters above (they only grow).
+    private let liveReported = Mutex<(lags: Int, storeRows: Int)>((0, 0))
     private let held: [String: CoreMetrics.Gauge]
     private let summaryReleases: CoreMetrics.Counter
     private let readThrough: [String: CoreMetrics.Counter]
@@ -60,6 +67,8 @@ public final class HeraldMetrics: Sendable {
         batchSize = Recorder(label: "herald_commit_batch_size", aggregate: true, factory: factory)
         commitDuration = Timer(label: "herald_commit_duration_seconds", factory: factory)
         sessions = Gauge(label: "herald_sessions", factory: factory)
+        liveLags = Counter(label: "herald_live_lags_total", factory: factory)
+        liveStoreRows = Counter(label: "herald_live_store_rows_total", factory: factory)
         held = Dictionary(
             uniqueKeysWithValues: Self.heldDispositions.map {
                 ($0, Gauge(label: "herald_held_notifications", dimensions: [("disposition", $0)], factory: factory))
@@ -108,9 +117,19 @@ public final class HeraldMetrics: Sendable {
     }
 
     /// The text exposition (`text/plain; version=0.0.4`), with the gauges read now: this node's
-    /// sessions and the held notifications (nil: not read; the gauge keeps its last value).
-    public func exposition(sessions count: Int, held counts: [String: Int]?) -> [UInt8] {
+    /// sessions and the held notifications (nil: not read; the gauge keeps its last value), and the
+    /// live sessions' counts so far (`live`: lags and rows read from the store, both only growing).
+    public func exposition(
+        sessions count: Int, held counts: [String: Int]?, live: (lags: Int, storeRows: Int) = (0, 0)
+    ) -> [UInt8] {
         sessions.record(count)
+        let (newLags, newRows) = liveReported.withLock { reported in
+            let added = (max(0, live.lags - reported.lags), max(0, live.storeRows - reported.storeRows))
+            reported = (max(reported.lags, live.lags), max(reported.storeRows, live.storeRows))
+            return added
+        }
+        liveLags.increment(by: newLags)
+        liveStoreRows.increment(by: newRows)
         for (disposition, gauge) in held {
             if let value = counts?[disposition] { gauge.record(value) }
         }

@@ -209,6 +209,7 @@ public struct LiveFeed: AsyncSequence, Sendable {
             var page = try await feed.store.changes(
                 deviceID: feed.deviceID, after: after, limit: limit, now: feed.now()
             )
+            feed.subscription.counters.readFromStore(page.count)
             if !page.isEmpty {
                 rowBytesGuess = page.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) } / page.count
             }

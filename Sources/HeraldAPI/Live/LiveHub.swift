@@ -27,6 +27,8 @@ public final class LiveHub: Sendable {
     /// Whether sessions get changes only from the database's committed feed (`publishCommitted`),
     /// in seq order across every node sharing it; `publish` and `publishSummary` then do nothing.
     public let followsCommittedFeed: Bool
+    /// Lags and rows read from the store by this hub's sessions (`GET /metrics`).
+    public let counters = LiveCounters()
     private let state = HeraldMutex(State())
 
     private struct State {
@@ -60,7 +62,7 @@ public final class LiveHub: Sendable {
             state.nextID += 1
             let subscription = LiveSubscription(
                 id: state.nextID, deviceID: deviceID, capacity: queueCapacity, byteCapacity: queueByteCapacity,
-                onFinish: { [weak self] in self?.remove($0) }
+                counters: counters, onFinish: { [weak self] in self?.remove($0) }
             )
             if !state.isClosed {
                 if state.sessions[deviceID] == nil, NodeMessage.isSayable(deviceID) {

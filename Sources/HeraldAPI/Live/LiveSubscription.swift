@@ -36,14 +36,17 @@ public final class LiveSubscription: Sendable {
     /// The largest number of bytes (`estimatedBytes`) the queue holds before the subscription lags.
     public let byteCapacity: Int
     let id: UInt64
+    /// The hub's counts: this subscription's lags, the rows its session read from the store.
+    let counters: LiveCounters
     private let state: HeraldMutex<State>
     private let onFinish: @Sendable (LiveSubscription) -> Void
 
     init(
-        id: UInt64, deviceID: String, capacity: Int, byteCapacity: Int = .max,
+        id: UInt64, deviceID: String, capacity: Int, byteCapacity: Int = .max, counters: LiveCounters = LiveCounters(),
         onFinish: @escaping @Sendable (LiveSubscription) -> Void
     ) {
         self.id = id
+        self.counters = counters
         self.deviceID = deviceID
         self.capacity = max(1, capacity)
         self.byteCapacity = max(1, byteCapacity)
@@ -219,6 +222,7 @@ public final class LiveSubscription: Sendable {
                 || (!state.queue.isEmpty && state.queuedBytes + bytes > byteCapacity)
             {
                 let oldest = min(state.queue.first?.seq ?? first.seq, first.seq)
+                counters.lagged()
                 state.queue = []
                 state.queuedBytes = 0
                 state.oldestDropped = oldest

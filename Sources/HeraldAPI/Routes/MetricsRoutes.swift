@@ -24,7 +24,8 @@ struct MetricsRoutes: Sendable {
         let held = try? await dependencies.store.heldNotificationCounts()
         let text = metrics.exposition(
             sessions: dependencies.hub.sessionCount,
-            held: held.map { counts in Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) })
+            held: held.map { counts in Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) },
+            live: dependencies.hub.counters.snapshot)
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))

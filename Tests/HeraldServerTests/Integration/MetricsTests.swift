@@ -41,6 +41,8 @@ struct MetricsTests {
         #expect(Self.sample(text, "herald_commit_duration_seconds_count") == commits)
         #expect(text.contains(#"herald_commit_duration_seconds_bucket{le="+Inf"}"#))
         #expect(Self.sample(text, "herald_sessions") == 0)
+        #expect(Self.sample(text, "herald_live_lags_total") == 0)
+        #expect(Self.sample(text, "herald_live_store_rows_total") == 0)
         #expect(Self.sample(text, #"herald_held_notifications{disposition="heldForFocus"}"#) == 0)
         #expect(Self.sample(text, "herald_summary_releases_total") == 0)
 
