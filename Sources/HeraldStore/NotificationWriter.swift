@@ -33,7 +33,24 @@ public final class NotificationWriter: Service {
     }
 
     /// Called once per write, on the delivery queue, when its batch is durable (or failed).
-    public typealias Completion = @Sendable (Result<StoredNotification, any Error>) -> Void
+    public typealias Completion = @Sendable (Result<Committed, any Error>) -> Void
+
+    /// A write in its committed batch: the row it became is read on demand (`row`). The push path
+    /// only needs to know the write is durable, and copying each row for its writer (a value of
+    /// some twenty reference-counted fields) showed on the delivery thread of every batch.
+    public struct Committed: Sendable {
+        /// The batch's changes (`onCommit`'s array, shared).
+        private let changes: [StoredNotification]
+        private let index: Int
+
+        fileprivate init(changes: [StoredNotification], index: Int) {
+            self.changes = changes
+            self.index = index
+        }
+
+        /// The notification as stored, with its `seq`.
+        public var row: StoredNotification { changes[index] }
+    }
 
     private struct State {
         /// The writes waiting for the next batch, and their writers (same order).
@@ -100,15 +117,17 @@ public final class NotificationWriter: Service {
                     observe?(batch.count, ContinuousClock.now - started)
                     delivery.async {
                         let changes = inserted.changes(of: batch)
-                        let stored: [StoredNotification]
+                        let rows: [Int]
                         do {
-                            stored = try NotificationWriter.storedRows(of: batch, in: changes)
+                            rows = try NotificationWriter.rowIndices(of: batch, in: changes)
                         } catch {
                             for completion in completions { completion(.failure(error)) }
                             return
                         }
                         onCommit(changes)
-                        for (completion, row) in zip(completions, stored) { completion(.success(row)) }
+                        for (completion, index) in zip(completions, rows) {
+                            completion(.success(Committed(changes: changes, index: index)))
+                        }
                     }
                 } catch {
                     delivery.async {
@@ -161,8 +180,9 @@ public final class NotificationWriter: Service {
         await core.threadEnded.wait()
     }
 
-    /// Stores `notification` with the next batch; `completion` gets it as stored (with its `seq`)
-    /// once the batch is durable and `onCommit` has seen it, or the batch's error.
+    /// Stores `notification` with the next batch; `completion` gets its place in the committed
+    /// batch (`Committed.row`: it as stored, with its `seq`) once the batch is durable and `onCommit`
+    /// has seen it, or the batch's error.
     public func enqueue(_ notification: StoredNotification, completion: @escaping Completion) {
         let (wasEmpty, isStopped) = core.state.withLock { state in
             guard !state.isStopped else { return (false, true) }
@@ -178,24 +198,26 @@ public final class NotificationWriter: Service {
     /// batch is durable and `onCommit` has seen it.
     public func write(_ notification: StoredNotification) async throws -> StoredNotification {
         try await withUnsafeThrowingContinuation { continuation in
-            enqueue(notification) { continuation.resume(with: $0) }
+            enqueue(notification) { continuation.resume(with: $0.map(\.row)) }
         }
     }
 
-    /// The row each notification of `batch` became, found in `changes` (the batch's changes in seq
-    /// order: each new row follows the tombstones it caused, in batch order).
-    fileprivate static func storedRows(
+    /// Where in `changes` (the batch's changes in seq order: each new row follows the tombstones it
+    /// caused, in batch order) each notification of `batch` is, as stored.
+    fileprivate static func rowIndices(
         of batch: [StoredNotification], in changes: [StoredNotification]
-    ) throws -> [StoredNotification] {
-        var rows: [StoredNotification] = []
+    ) throws -> [Int] {
+        var rows: [Int] = []
         rows.reserveCapacity(batch.count)
         var index = changes.startIndex
         for notification in batch {
             while index < changes.endIndex {
-                let change = changes[index]
+                let at = index
                 index += 1
-                if change.removedAt == nil, change.id == notification.id, change.deviceID == notification.deviceID {
-                    rows.append(change)
+                if changes[at].removedAt == nil, changes[at].id == notification.id,
+                    changes[at].deviceID == notification.deviceID
+                {
+                    rows.append(at)
                     break
                 }
             }

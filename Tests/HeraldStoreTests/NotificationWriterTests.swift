@@ -190,7 +190,9 @@ struct NotificationWriterTests {
         // Writes enqueued before the service runs wait for it.
         let results = HeraldMutex<[Result<StoredNotification, any Error>]>([])
         for index in 0..<100 {
-            writer.enqueue(Fixture.notification("n\(index)")) { result in results.withLock { $0.append(result) } }
+            writer.enqueue(Fixture.notification("n\(index)")) { result in
+                results.withLock { $0.append(result.map(\.row)) }
+            }
         }
         #expect(results.withLock { $0.isEmpty })
         #expect(try await store.latestCursor() == 0)

@@ -97,28 +97,32 @@ public final class LiveHub: Sendable {
     }
 
     private func deliver(_ changes: [StoredNotification]) {
-        guard !changes.isEmpty else { return }
+        guard let first = changes.first else { return }
+        // A batch of one device (a burst to it, every batch of a single-device test) goes to its
+        // sessions as it is: one array shared with the writer, no row copied. Otherwise the rows
+        // are grouped by device, and only those of devices with a session here are copied.
+        if changes.allSatisfy({ $0.deviceID == first.deviceID }) {
+            let subscriptions = state.withLock { state in state.sessions[first.deviceID].map { Array($0.values) } ?? []
+            }
+            guard !subscriptions.isEmpty else { return }
+            let bytes = changes.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) }
+            for subscription in subscriptions { subscription.enqueue(changes, bytes: bytes) }
+            return
+        }
+        let sessionsByDevice = state.withLock { state -> [String: [LiveSubscription]] in
+            var found: [String: [LiveSubscription]] = [:]
+            for change in changes where found[change.deviceID] == nil {
+                found[change.deviceID] = state.sessions[change.deviceID].map { Array($0.values) } ?? []
+            }
+            return found
+        }
         var byDevice: [String: [StoredNotification]] = [:]
-        for change in changes {
+        for change in changes where !(sessionsByDevice[change.deviceID]?.isEmpty ?? true) {
             byDevice[change.deviceID, default: []].append(change)
         }
-        let deliveries = state.withLock { state -> [(LiveSubscription, [StoredNotification])] in
-            var deliveries: [(LiveSubscription, [StoredNotification])] = []
-            for (deviceID, rows) in byDevice {
-                guard let sessions = state.sessions[deviceID] else { continue }
-                for subscription in sessions.values {
-                    deliveries.append((subscription, rows))
-                }
-            }
-            return deliveries
-        }
-        var bytesByDevice: [String: Int] = [:]
-        for (subscription, rows) in deliveries {
-            let bytes =
-                bytesByDevice[subscription.deviceID]
-                ?? rows.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) }
-            bytesByDevice[subscription.deviceID] = bytes
-            subscription.enqueue(rows, bytes: bytes)
+        for (deviceID, rows) in byDevice {
+            let bytes = rows.reduce(0) { $0 + LiveSubscription.estimatedBytes($1) }
+            for subscription in sessionsByDevice[deviceID] ?? [] { subscription.enqueue(rows, bytes: bytes) }
         }
     }
 

@@ -142,7 +142,7 @@ public final class PushService: PushHandler {
                 return store(row, decided: decided, accepted: accepted, respond: respond)
             }
         } catch {
-            return respond(failed(row, error: error, apnsID: apnsID))
+            return respond(failed(id: row.id, error: error, apnsID: apnsID))
         }
         // Something to read from the store first (a device or app not cached yet, a thread to count).
         Task {
@@ -150,7 +150,7 @@ public final class PushService: PushHandler {
                 let decided = try await policy.decide(push: push, receivedAt: now)
                 store(row, decided: decided, accepted: accepted, respond: respond)
             } catch {
-                respond(failed(row, error: error, apnsID: apnsID))
+                respond(failed(id: row.id, error: error, apnsID: apnsID))
             }
         }
     }
@@ -162,10 +162,10 @@ public final class PushService: PushHandler {
     ) {
         var row = row
         row.setDecision(decided.stored, json: decided.json)
-        writer.enqueue(row) { [self, row] result in
+        writer.enqueue(row) { [self, id = row.id] result in
             switch result {
             case .success: respond(accepted)
-            case .failure(let error): respond(failed(row, error: error, apnsID: accepted.apnsID))
+            case .failure(let error): respond(failed(id: id, error: error, apnsID: accepted.apnsID))
             }
         }
     }
@@ -173,8 +173,8 @@ public final class PushService: PushHandler {
     /// A push the store could not take: `500 InternalServerError`, as APNs answers when it fails. A
     /// storage fault (a full disk, a damaged database) was logged once by the store: a push failing
     /// with it is logged only at `debug`, so a full disk does not write a line per refused push.
-    private func failed(_ row: StoredNotification, error: any Error, apnsID: String) -> APNsResponse {
-        let metadata: Logger.Metadata = ["notification.id": "\(row.id)", "error": "\(error)"]
+    private func failed(id: String, error: any Error, apnsID: String) -> APNsResponse {
+        let metadata: Logger.Metadata = ["notification.id": "\(id)", "error": "\(error)"]
         if error is StorageFaultError {
             logger.debug("Could not store a notification: storage fault", metadata: metadata)
         } else {
