@@ -26,6 +26,15 @@ struct LiveHubTests {
 
         #expect(await first.next() == .changes([change(1), change(3)]))
         #expect(await other.next() == .changes([change(2, device: "d2")]))
+
+        // A batch of one device (handed over as it is) reaches each of its sessions, and a batch
+        // whose other devices have no session here reaches the one that has.
+        let second = hub.subscribe(deviceID: "d1")
+        hub.publish([change(4), change(5)])
+        hub.publish([change(6, device: "d3"), change(7), change(8, device: "d4")])
+        #expect(await first.next() == .changes([change(4), change(5), change(7)]))
+        #expect(await second.next() == .changes([change(4), change(5), change(7)]))
+        #expect(other.poll() == .empty)
     }
 
     @Test("hasSession follows subscribing and finishing")
