@@ -66,6 +66,8 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "HeraldPolicy",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the group commit's text bindings (UpsertText).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -52,40 +52,55 @@ enum NotificationRow {
     static let upsertSQLByRows: [String] = (0...maximumRowsPerUpsert).map { $0 == 0 ? "" : upsertSQL(rows: $0) }
 
     /// Binds the arguments of one row of `upsertSQL(rows:)` for `notification` stored with `seq` in
-    /// `thread` — `upsertValuesPerRow` of them, from the 1-based `first` on — straight from its
-    /// fields into `statement`; false when SQLite refused one. Bound in place (each value's own
-    /// `StatementBinding`), not through `StatementArguments`: building those (boxing each value,
-    /// converting it through an unspecialized key path, validating the whole list again) was a
-    /// tenth of the writer thread's time (~1.5 µs a push, scripts/profile-push perf).
+    /// `thread` with `attachments` (`NotificationAttachment.json`) — `upsertValuesPerRow` of them,
+    /// from the 1-based `first` on — straight from its fields into `statement`, its texts through
+    /// `text` (sized with `textBytes`); false when SQLite refused one. Bound in place, not through
+    /// `StatementArguments`: building those (boxing each value, converting it through an
+    /// unspecialized key path, validating the whole list again) was a tenth of the writer thread's
+    /// time (~1.5 µs a push, scripts/profile-push perf).
     static func bindUpsertValues(
-        _ notification: StoredNotification, seq: Int64, thread: String?, to statement: SQLiteStatement, from first: CInt
+        _ notification: StoredNotification, seq: Int64, thread: String?, attachments: String?,
+        to statement: SQLiteStatement, from first: CInt, text: inout UpsertText
     ) -> Bool {
         var index = first
         var isBound = true
+        // SQLITE_OK is 0.
         func bind(_ value: some StatementBinding) {
-            // SQLITE_OK is 0 (HeraldStore does not import SQLite's module itself).
             isBound = isBound && value.bind(to: statement, at: index) == 0
             index += 1
         }
+        func bindText(_ string: String?) {
+            isBound = isBound && text.bind(string, to: statement, at: index) == 0
+            index += 1
+        }
         bind(seq)
-        bind(notification.id)
-        bind(notification.deviceID)
-        bind(notification.bundleID)
-        bind(notification.topic)
-        bind(notification.pushType.rawValue)
+        bindText(notification.id)
+        bindText(notification.deviceID)
+        bindText(notification.bundleID)
+        bindText(notification.topic)
+        bindText(notification.pushType.rawValue)
         bind(notification.priority)
-        bind(notification.collapseID)
+        bindText(notification.collapseID)
         bind(notification.expiration)
-        bind(notification.payload)
+        bindText(notification.payload)
         bind(notification.receivedAt.storedMilliseconds)
         bind(notification.deliveredAt?.storedMilliseconds)
-        bind(notification.disposition?.rawValue)
-        bind(notification.decisionJSON)
+        bindText(notification.disposition?.rawValue)
+        bindText(notification.decisionJSON)
         bind(notification.releasedAt?.storedMilliseconds)
-        bind(NotificationAttachment.json(notification.attachments))
-        bind(thread)
+        bindText(attachments)
+        bindText(thread)
         assert(index - first == upsertValuesPerRow)
         return isBound
+    }
+
+    /// The UTF-8 bytes of the texts `bindUpsertValues` binds for `notification`.
+    static func textBytes(_ notification: StoredNotification, thread: String?, attachments: String?) -> Int {
+        notification.id.utf8.count + notification.deviceID.utf8.count + notification.bundleID.utf8.count
+            + notification.topic.utf8.count + notification.pushType.rawValue.utf8.count
+            + (notification.collapseID?.utf8.count ?? 0) + notification.payload.utf8.count
+            + (notification.disposition?.rawValue.utf8.count ?? 0) + (notification.decisionJSON?.utf8.count ?? 0)
+            + (attachments?.utf8.count ?? 0) + (thread?.utf8.count ?? 0)
     }
 
     /// How many arguments `bindUpsertValues` binds for one row.

@@ -69,11 +69,14 @@ extension SQLiteStore {
         var notifications: [StoredNotification]
         var badges: [Int?]
         var threads: [String?]
+        /// `NotificationAttachment.json` of each notification's attachments.
+        var attachments: [String?]
 
         init(_ notifications: [StoredNotification]) throws {
             self.notifications = notifications
             badges = notifications.map(AppBadgeRule.appliedBadge)
             threads = notifications.map(NotificationRow.threadKey)
+            attachments = notifications.map { NotificationAttachment.json($0.attachments) }
         }
     }
 
@@ -112,15 +115,22 @@ extension SQLiteStore {
             }
             let statement = try db.cachedStatement(sql: NotificationRow.upsertSQLByRows[end - index])
             // Resets the statement and clears its bindings; the rows are then bound in place
-            // (`NotificationRow.bindUpsertValues`) and `execute()` runs them as bound.
+            // (`NotificationRow.bindUpsertValues`, texts in `UpsertText`) and `execute()` runs them.
             statement.setUncheckedArguments(StatementArguments())
+            var text = UpsertText(
+                bytes: (index..<end).reduce(0) {
+                    $0
+                        + NotificationRow.textBytes(
+                            notifications[$1], thread: rows.threads[$1], attachments: rows.attachments[$1])
+                })
+            defer { text.finish(statement.sqliteStatement) }
             var argument: CInt = 1
             for row in index..<end {
                 seq += 1
                 guard
                     NotificationRow.bindUpsertValues(
-                        notifications[row], seq: seq, thread: rows.threads[row], to: statement.sqliteStatement,
-                        from: argument)
+                        notifications[row], seq: seq, thread: rows.threads[row], attachments: rows.attachments[row],
+                        to: statement.sqliteStatement, from: argument, text: &text)
                 else { throw StoreError(.invalid, "A notification could not be bound to the insert statement.") }
                 argument += NotificationRow.upsertValuesPerRow
                 seqs.append(seq)

@@ -112,6 +112,34 @@ struct NotificationListTests {
     }
 
     @Test(arguments: StoreEngine.all)
+    func textsOfEveryShapeAreStoredByteForByte(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
+        // Texts the group commit copies into one buffer per statement: multi-byte UTF-8 (with an
+        // escaped quote and a NUL escape), empty, small enough to sit inline in a `String`, and a
+        // 4 KB payload — 40 rows, more than one statement, each read back exactly as written.
+        let long = String(repeating: "x", count: 4_000)
+        let payloads = [
+            #"{"aps":{"alert":"Grüße 👋🏽 \"quoted\" \u0000","thread-id":"th"}}"#,
+            #"{"aps":{"alert":{"title":"","body":"é"}},"k":""}"#,
+            #"{"aps":{}}"#,
+            #"{"aps":{"alert":"\#(long)"}}"#,
+        ]
+        let batch = (0..<40).map { index in
+            Fixture.notification(
+                "ñ-\(index)-" + String(repeating: "é", count: index % 7), collapseID: index == 17 ? "ç" : nil,
+                payload: payloads[index % payloads.count])
+        }
+        let changes = try await store.insert(batch)
+        #expect(changes.count == 40)
+        for notification in batch {
+            let stored = try #require(try await store.notification(deviceID: Fixture.deviceID, id: notification.id))
+            #expect(stored.payload == notification.payload)
+            #expect(stored.collapseID == notification.collapseID)
+            #expect(stored.id == notification.id && stored.bundleID == notification.bundleID)
+        }
+    }
+
+    @Test(arguments: StoreEngine.all)
     func aNotificationWithAKnownIDReplacesTheEntry(_ engine: StoreEngine) async throws {
         let store = try await engine.make()
         try await store.insert([Fixture.notification("n", collapseID: "c", payload: #"{"aps":{"alert":"v1"}}"#)])
