@@ -107,6 +107,19 @@ struct SmallRuleTests {
         #expect(APNsID.isValid(earlier) && earlier == earlier.lowercased())
         #expect(earlier < later)
         #expect(Array(earlier)[14] == "7")
+
+        // The layout, from known words: byte i of the first word (least significant first), then
+        // of the second; version and variant bits set; the milliseconds first, big-endian.
+        struct Words: RandomNumberGenerator {
+            var words: [UInt64] = [0x0123_4567_89ab_cdef, 0xfedc_ba98_7654_3210]
+            mutating func next() -> UInt64 { words.removeFirst() }
+        }
+        var words = Words()
+        #expect(APNsID.make(using: &words) == "efcdab89-6745-4301-9032-547698badcfe")
+        words = Words()
+        #expect(
+            APNsID.makeTimeOrdered(at: Date(timeIntervalSince1970: 1_800_000_000), using: &words)
+                == "01a3185c-5000-7301-9032-547698badcfe")
     }
 
     @Test("failure bodies carry a timestamp only on 410")

@@ -47,10 +47,12 @@ public enum APNsID {
 
     /// A lowercase random UUID string (APNs clients compare apns-id byte for byte).
     public static func make<R: RandomNumberGenerator>(using generator: inout R) -> String {
-        var bytes = randomBytes(using: &generator)
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return format(bytes)
+        let high = generator.next()
+        let low = generator.next()
+        return format(high: high, low: low) { bytes in
+            bytes[6] = (bytes[6] & 0x0f) | 0x40
+            bytes[8] = (bytes[8] & 0x3f) | 0x80
+        }
     }
 
     /// A lowercase time-ordered UUID (version 7: 48 bits of milliseconds, then random bits).
@@ -58,36 +60,56 @@ public enum APNsID {
     /// Ids made one after another sort in time order, so a store's index on them grows at its end
     /// instead of touching random pages: the ids Herald generates for pushes without `apns-id`.
     public static func makeTimeOrdered<R: RandomNumberGenerator>(at date: Date, using generator: inout R) -> String {
-        var bytes = randomBytes(using: &generator)
-        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
-        for index in 0..<6 {
-            bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index)))
-        }
-        bytes[6] = (bytes[6] & 0x0f) | 0x70
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        return format(bytes)
-    }
-
-    /// 16 random bytes from two 64-bit draws (one draw per byte would be a syscall per byte with
-    /// the system generator).
-    private static func randomBytes<R: RandomNumberGenerator>(using generator: inout R) -> [UInt8] {
         let high = generator.next()
         let low = generator.next()
-        return (0..<16).map { index in
-            UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(index % 8)))
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        return format(high: high, low: low) { bytes in
+            for index in 0..<6 {
+                bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index)))
+            }
+            bytes[6] = (bytes[6] & 0x0f) | 0x70
+            bytes[8] = (bytes[8] & 0x3f) | 0x80
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    private static func format(_ bytes: [UInt8]) -> String {
-        var characters: [UInt8] = []
-        characters.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { characters.append(UInt8(ascii: "-")) }
-            characters.append(hexDigits[Int(byte >> 4)])
-            characters.append(hexDigits[Int(byte & 0x0f)])
+    /// The 8-4-4-4-12 lowercase hex of 16 bytes — byte `i` of `high` (least significant first),
+    /// then of `low` — once `adjust` has set the version and variant bits. Two ids are made per
+    /// push (`apns-id`, `apns-unique-id`): written straight into the string's storage, with no
+    /// array of bytes or of characters on the way.
+    private static func format(
+        high: UInt64, low: UInt64, adjust: (UnsafeMutableRawBufferPointer) -> Void
+    ) -> String {
+        var bytes:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            for index in 0..<8 {
+                raw[index] = UInt8(truncatingIfNeeded: high >> (8 * UInt64(index)))
+                raw[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * UInt64(index)))
+            }
+            adjust(raw)
         }
-        return String(decoding: characters, as: UTF8.self)
+        return withUnsafeBytes(of: bytes) { raw in
+            String(unsafeUninitializedCapacity: 36) { characters in
+                var at = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        characters[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    characters[at] = hexDigit(raw[index] >> 4)
+                    characters[at + 1] = hexDigit(raw[index] & 0x0f)
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }
