@@ -105,8 +105,13 @@ def concurrency_sentence(factor, rows, max_streams=None):
     above = [r for r in rows if r is not peak and flight(r) > flight(peak)]
     if below:
         r = below[0]
-        text += (f"; at {r['label']} it is {pct(r['rate'], peak['rate']):.0f} % of the peak: {flight(r):,} requests in flight "
-                 f"at a p99 of {num(r['p99'], 'ms')} cannot carry more (rate ≈ in flight / latency)")
+        text += f"; at {r['label']} it is {pct(r['rate'], peak['rate']):.0f} % of the peak"
+        if r.get("mean_ms"):
+            bound = flight(r) / (r["mean_ms"] / 1000)  # Little's law
+            text += (f": {flight(r):,} requests in flight at a mean latency of {num(r['mean_ms'], 'ms')} carry at most "
+                     f"{bound:,.0f}/s, and it reached {pct(r['rate'], bound):.0f} % of that — "
+                     + ("bound by the requests in flight and their latency" if r["rate"] >= 0.8 * bound else
+                        "below that bound, so something besides the requests in flight limits it"))
     if above:
         r = above[-1]
         why = moved_most(peak, r, METRICS)
@@ -129,8 +134,9 @@ def refused_sentence(accepted, refused):
             f"PayloadTooLarge ({', '.join(f'{k}: {v:,}' for k, v in refused['statuses'].items())}); it costs "
             f"{num(refused['cpu_us'], 'µs')} of server CPU per request — {pct(refused['cpu_us'], accepted['cpu_us']):.0f} % of an "
             f"accepted {accepted['label']} push's {num(accepted['cpu_us'], 'µs')} — at {refused['rate']:,.0f} answers/s "
-            f"(p99 {num(refused['p99'], 'ms')}: h2load still sends each {refused['payload']:,}-byte body), with "
-            f"{num(refused['writer_bytes'], 'B')} written by the writer thread per request (nothing is stored).")
+            f"(p99 {num(refused['p99'], 'ms')}: h2load still sends each {refused['payload']:,}-byte body), "
+            + (f"with {num(refused['writer_bytes'], 'B')} written by the writer thread per request (nothing is stored)."
+               if refused.get("writer_bytes") is not None else "and the store's writer thread never ran (nothing is stored)."))
 
 
 def also(r):

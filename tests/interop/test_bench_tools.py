@@ -171,9 +171,11 @@ def test_the_bend_is_the_worst_step_and_its_why_the_figure_that_moved_most():
 
 
 def test_concurrency_says_where_the_rate_peaks_and_whether_the_server_caps_the_streams():
-    rows = [_row("1", 8000, p99=4.0, m=1), _row("32", 25000, m=32), _row("1,000", 20000, p99=300.0, m=1000)]
+    rows = [_row("1", 8000, p99=4.0, m=1, mean_ms=1.6), _row("32", 25000, m=32), _row("1,000", 20000, p99=300.0, m=1000)]
     text = report.concurrency_sentence("streams", rows, max_streams=1000)
     assert "peaks at 32" in text and "at 1 it is 32 % of the peak" in text and "the bend" in text
+    # 16 in flight at 1.6 ms carry 10,000/s at most (Little's law); 8,000/s is 80 % of it
+    assert "carry at most 10,000/s, and it reached 80 % of that — bound by the requests in flight" in text
     assert "-m 1,000 is within it (not capped)" in text
     assert "capped by it to 100" in report.concurrency_sentence("streams", rows, max_streams=100)
 
