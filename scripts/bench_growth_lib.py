@@ -270,14 +270,15 @@ UUID7_SQL = ("lower(substr(printf('%012x', ms), 1, 8) || '-' || substr(printf('%
 def populate_notifications(db_path, total, device_id, batch=1_000_000, progress=None):
     """Fills `notifications` up to `total` rows with copies of the device's latest row (a push stored by the
     server): each copy with the next seq and a new time-ordered (version 7) id, received 1 ms after the one
-    before, ending now. Without a rollback journal (a throwaway database; WAL again at the end)."""
+    before it by seq, all before the template row (seq s at `span` − s ms before it, so that a later call
+    continues the same order). Without a rollback journal (a throwaway database; WAL again at the end)."""
     db = connect(db_path)
     try:
         have = db.execute("SELECT count(*) FROM notifications").fetchone()[0]
         if have >= total:
             return have
         cols = [r[1] for r in db.execute("PRAGMA table_info(notifications)")]
-        template = db.execute("SELECT seq FROM notifications WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
+        template = db.execute("SELECT seq, received_at FROM notifications WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
                               (device_id,)).fetchone()
         if template is None:
             raise RuntimeError("no notification of the device to copy")
@@ -286,7 +287,8 @@ def populate_notifications(db_path, total, device_id, batch=1_000_000, progress=
         db.execute("PRAGMA cache_size = -262144")  # 256 MiB
         seq0 = db.execute("SELECT max(seq) FROM notifications").fetchone()[0]
         todo = total - have
-        t0 = int(time.time() * 1000) - todo
+        span = max(20_000_000, 2 * total)  # ms: seq s is received span − s ms before the template
+        t0 = template[1] - span + seq0  # + k.i: the row's time
         generated = {"seq": ":seq0 + k.i", "id": UUID7_SQL.replace("ms", "(:t0 + k.i)"), "received_at": ":t0 + k.i"}
         select = ", ".join(generated.get(c, f"t.{c}") for c in cols)
         done = 0

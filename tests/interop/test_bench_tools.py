@@ -106,14 +106,14 @@ def test_a_notifications_copies_get_new_seq_and_time_ordered_ids(tmp_path):
     with sqlite3.connect(db) as c:
         c.execute("CREATE TABLE notifications (seq INTEGER NOT NULL UNIQUE, id TEXT NOT NULL, device_id TEXT NOT NULL, "
                   "payload TEXT NOT NULL, received_at INTEGER NOT NULL, UNIQUE (device_id, id))")
-        c.execute("INSERT INTO notifications VALUES (1, 'a', 'dev', '{\"aps\":{}}', 1)")
+        c.execute("INSERT INTO notifications VALUES (1, 'a', 'dev', '{\"aps\":{}}', 1795880895404)")
     assert lib.populate_notifications(db, 2500, "dev", batch=1000) == 2500
     with sqlite3.connect(db) as c:
         rows = c.execute("SELECT seq, id, device_id, payload, received_at FROM notifications WHERE seq > 1 ORDER BY seq").fetchall()
     assert [r[0] for r in rows] == list(range(2, 2501))
     assert all(UUID7.match(r[1]) for r in rows)
     assert all(int(r[1][:8] + r[1][9:13], 16) == r[4] for r in rows)  # the id's milliseconds are its received_at
-    assert [r[4] for r in rows] == sorted(r[4] for r in rows)
+    assert [r[4] for r in rows] == sorted(r[4] for r in rows) and rows[-1][4] < 1795880895404  # before the template
     assert {(r[2], r[3]) for r in rows} == {("dev", '{"aps":{}}')}
 
 
