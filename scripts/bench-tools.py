@@ -7,6 +7,7 @@
   bench-tools.py settle MAX_SECONDS MAX_BUSY      wait for a quiet 3-s window (CPU busy fraction <= MAX_BUSY)
   bench-tools.py cpu-snap FILE SHELL_PID ROLE=PID[,PID...]...   CPU jiffies snapshot (machine, roles)
   bench-tools.py cpu-usage BEFORE AFTER RESULT_JSON               cores used per role during a run
+  bench-tools.py writer-tid PID                   the store writer thread's id and how it was found, or nothing
   bench-tools.py json-get FILE KEY                one top-level value of a JSON file
   bench-tools.py jwt KEY_PATH KEY_ID TEAM_ID      an ES256 APNs provider token (raw R||S signature)
   bench-tools.py sse API_URL DEVICE_ID TOKEN STATE_FILE MAX_SECONDS
@@ -153,6 +154,46 @@ def cpu_usage(before_path, after_path, result_path):
     res["cpu"] = cpu
     with open(result_path, "w") as f:
         json.dump(res, f, indent=2)
+
+
+def thread_io(pid, tid):
+    """A thread's /proc/PID/task/TID/io counters (rchar, wchar, ...), or {}."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/io") as f:
+            return {k: int(v) for k, _, v in (line.partition(":") for line in f) if v.strip()}
+    except OSError:
+        return {}
+
+
+def writer_thread(pid, name="herald-writer"):
+    """The store writer thread of a Herald server: (tid, "named") for the thread named `name`; else (Foundation on
+    Linux names a thread from inside it, which can lose a race with the thread's start, and then it keeps its
+    creator's name) (tid, "by its writes"): the thread that wrote the most (wchar, at least 1 MiB) while reading
+    under a tenth of that, outside SwiftNIO's event loops (sockets) — the WAL checkpointer reads as much as it
+    writes. (None, None) when neither is found."""
+    try:
+        tids = sorted(os.listdir(f"/proc/{pid}/task"), key=int)
+    except OSError:
+        return None, None
+    comms = {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                comms[tid] = f.read().strip()
+        except OSError:
+            continue
+    for tid, comm in comms.items():
+        if comm == name:
+            return int(tid), "named"
+    best = None
+    for tid, comm in comms.items():
+        io = thread_io(pid, tid)
+        wchar, rchar = io.get("wchar", 0), io.get("rchar", 0)
+        if comm.startswith("NIO-") or wchar < 2**20 or rchar * 10 > wchar:
+            continue
+        if best is None or wchar > best[1]:
+            best = (int(tid), wchar)
+    return (best[0], "by its writes") if best else (None, None)
 
 
 def json_get(path, key):
@@ -1109,6 +1150,10 @@ def main(argv):
         cpu_usage(*args)
     elif cmd == "settle":
         return settle(*args)
+    elif cmd == "writer-tid":
+        tid, how = writer_thread(*args)
+        if tid:
+            print(tid, how)
     elif cmd == "json-get":
         json_get(*args)
     elif cmd == "jwt":

@@ -69,21 +69,9 @@ def wchar(pid, tid):
     return None
 
 
-def thread_id(pid, comm, seconds=10.0):
-    """The id of the process's thread named `comm` (waits, bounded, for it to exist), or None."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                try:
-                    if Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip() == comm:
-                        return int(tid)
-                except OSError:
-                    continue
-        except OSError:
-            return None
-        time.sleep(0.1)
-    return None
+def writer_thread(pid):
+    """The server's store writer thread: (tid, how), see bench-tools.py writer_thread."""
+    return tools.writer_thread(pid)
 
 
 def rss_mib(pid):

@@ -136,7 +136,7 @@ def refused_sentence(accepted, refused):
             f"accepted {accepted['label']} push's {num(accepted['cpu_us'], 'µs')} — at {refused['rate']:,.0f} answers/s "
             f"(p99 {num(refused['p99'], 'ms')}: h2load still sends each {refused['payload']:,}-byte body), "
             + (f"with {num(refused['writer_bytes'], 'B')} written by the writer thread per request (nothing is stored)."
-               if refused.get("writer_bytes") is not None else "and the store's writer thread never ran (nothing is stored)."))
+               if refused.get("writer_bytes") is not None else "and nothing reached the store's writer thread (nothing is stored)."))
 
 
 def also(r):
@@ -173,6 +173,8 @@ def checks(r):
             out.append(f"live: {r['sessions_connected']:,} session{'s' if r['sessions_connected'] != 1 else ''} got "
                        f"{r['sessions_received']:,} of {r['sessions_expected']:,} {'✓' if r.get('sessions_ok') else '✗'}"
                        + (f", {r['duplicates']:,} repeats" if r.get("duplicates") else ""))
+    if r.get("writer_how") == "by its writes":
+        out.append("writer thread found by its writes (not named)")
     if r.get("seq_is_count") is False:
         out.append("seq ≠ rows (a row was changed): the counts above are by seq")
     if r.get("exit") not in (0, None):

@@ -186,3 +186,37 @@ def test_refusing_is_reported_against_an_accepted_push():
                    statuses={"413": 500})
     text = report.refused_sentence(accepted, refused)
     assert "every one of the 500 answers is 413" in text and "25 % of an accepted 229 B push's 40.0 µs" in text
+
+
+def _thread(name, write_bytes, ready, done):
+    import ctypes
+    import os
+    import threading
+
+    def body():
+        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)  # PR_SET_NAME: the thread's comm
+        with open(os.devnull, "wb") as f:
+            for _ in range(write_bytes // 65536):
+                f.write(b"x" * 65536)
+                f.flush()
+        ready.set()
+        done.wait(10)
+    t = threading.Thread(target=body, daemon=True)
+    t.start()
+    return t
+
+
+def test_the_writer_thread_is_found_by_its_name_else_by_what_it_writes():
+    import os
+    import threading
+    ready, done = threading.Event(), threading.Event()
+    t = _thread("-qos.overcommit", 4 * 2**20, ready, done)  # a writer whose name did not take
+    try:
+        assert ready.wait(10)
+        assert tools.writer_thread(os.getpid()) == (t.native_id, "by its writes")
+        ready2 = threading.Event()
+        named = _thread("herald-writer", 0, ready2, done)
+        assert ready2.wait(10)
+        assert tools.writer_thread(os.getpid()) == (named.native_id, "named")
+    finally:
+        done.set()
