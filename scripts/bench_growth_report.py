@@ -62,8 +62,9 @@ def moved_most(a, b, metrics):
         if x is None or y is None or x <= 0:
             continue
         rel = (y - x) / x
+        change = f"×{y / x:,.0f}" if rel >= 10 else f"{rel * 100:+.0f} %"
         if best is None or rel > best[0]:
-            best = (rel, f"{name} {num(x, unit)} → {num(y, unit)} ({rel * 100:+.0f} %)")
+            best = (rel, f"{name} {num(x, unit)} → {num(y, unit)} ({change})")
     return best[1] if best else None
 
 
@@ -88,10 +89,17 @@ def growth_sentence(factor, rows, metrics):
         text += f" It bends between {a['label']} and {b['label']} (rate −{lost * 100:.0f} %)" + \
             (f"; what moved most with it: {why}." if why else ".")
     else:
-        why = moved_most(ref, last, metrics)
+        why = moved_most(ref, last, METRICS)  # of the costs (the factor's own size grows by design)
         text += (f" It does not bend: no step loses {BEND * 100:.0f} % of the rate (the worst, {a['label']} → {b['label']}: "
                  f"{spct(-lost * 100)})") + (f"; what moved most: {why}." if why else ".")
     return text
+
+
+def shared(rows, busy=0.5):
+    """A caveat naming the rows measured while other processes used `busy` cores or more, or ""."""
+    noisy = [f"{r['label']} ({r['other_cores']:.2f})" for r in rows if (r.get("other_cores") or 0) >= busy]
+    return (f" Other processes used ≥ {busy} cores during {', '.join(noisy)} — the machine is shared: those rates are "
+            "lower, and their latencies higher, than this machine's.") if noisy else ""
 
 
 def concurrency_sentence(factor, rows, max_streams=None):
@@ -168,7 +176,7 @@ def checks(r):
     if r.get("expect") == 413:
         out.append(f"{r.get('logged', 0):,} × 413 {'PayloadTooLarge ✓' if r.get('refused_ok') else '✗ ' + str(r.get('statuses'))}")
     else:
-        out.append(f"stored {r['stored']:,} of {r['accepted']:,} 2xx {'✓' if r.get('durable_ok') else '✗'}")
+        out.append(f"stored {r['stored_new']:,} of {r['accepted']:,} 2xx {'✓' if r.get('durable_ok') else '✗'}")
         if r.get("sessions"):
             out.append(f"live: {r['sessions_connected']:,} session{'s' if r['sessions_connected'] != 1 else ''} got "
                        f"{r['sessions_received']:,} of {r['sessions_expected']:,} {'✓' if r.get('sessions_ok') else '✗'}"
@@ -184,7 +192,7 @@ def checks(r):
 
 def section(results, meta):
     L = ["## How the cost grows (scripts/bench-growth)", ""]
-    L.append(f"- Command: `{meta['command']}`; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+    L.append(f"- Command: `{meta['command']}`; {meta.get('date') or time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
              f"{meta['minutes']:.0f} minutes.")
     L.append(
         f"- One factor at a time from the baseline: the demo device, unlocked (previews shown), one live SSE session on it "
@@ -232,20 +240,30 @@ def sentence(factor, good, results, meta):
         return "fewer than two levels measured, nothing to compare."
     metrics = METRICS + EXTRA.get(factor, [])
     if factor in ("connections", "streams"):
-        return concurrency_sentence(factor, good, meta.get("max_streams"))
+        return concurrency_sentence(factor, good, meta.get("max_streams")) + shared(good)
     if factor == "payload":
         accepted = [r for r in good if r.get("expect") == 200]
         refused = [r for r in good if r.get("expect") == 413]
         text = growth_sentence(factor, accepted, metrics) if len(accepted) > 1 else ""
         if refused and accepted:
             text += " " + refused_sentence(accepted[0], refused[0])
-        return text.strip()
+        return text.strip() + shared(good)
     text = growth_sentence(factor, [r for r in good if not r.get("reference")], metrics)
     if factor == "devices":
         zero = next((r for r in results.get("sessions", []) if ok(r) and r["label"] == "0"), None)
         if zero:
             text += (f" Against the 0-session row ({zero['rate']:,.0f}/s, {num(zero['cpu_us'], 'µs')}; no live delivery "
                      f"either): {good[-1]['label']} devices reach {pct(good[-1]['rate'], zero['rate']):.0f} % of its rate.")
+        spread = next((r for r in results.get("sessions", []) if ok(r) and r.get("reference")), None)
+        last = good[-1]
+        if spread and spread.get("writer_bytes") and last.get("writer_bytes") and len(good) > 1:
+            same = abs(spread["writer_bytes"] - last["writer_bytes"]) <= 0.25 * last["writer_bytes"]
+            text += (f" Pushed the same way to only {spread['devices']:,} registered devices (the sessions factor's reference "
+                     f"row), the writer writes {num(spread['writer_bytes'], 'B')} per push, "
+                     + (f"about as much as with {last['label']} ({num(last['writer_bytes'], 'B')}): the writer's bytes follow "
+                        "how widely the pushes are spread over devices, not how many devices are registered."
+                        if same else
+                        f"against {num(last['writer_bytes'], 'B')} with {last['label']}: the registry's size itself moves them."))
     if factor == "sessions":
         by = {r["label"]: r for r in good}
         if "0" in by and "1" in by:
@@ -257,13 +275,13 @@ def sentence(factor, good, results, meta):
             r = many[-1]
             text += (f" The {r['label']} sessions' row also spreads the pushes over {r['devices']:,} devices; the same devices "
                      f"without sessions ({ref['label']}) run {ref['rate']:,.0f}/s at {num(ref['cpu_us'], 'µs')} and "
-                     f"{num(ref['writer_bytes'], 'B')} written per push, so the sessions themselves cost "
-                     f"{signed(_d(ref, r, 'cpu_us'), 'µs')} of server CPU per push and {spct(pct(r['rate'], ref['rate']) - 100)} "
-                     f"of the rate (the readers used {num(r.get('reader_cores'))} cores).")
+                     f"{num(ref['writer_bytes'], 'B')} written per push, so with the sessions the server's CPU per push is "
+                     f"{signed(_d(ref, r, 'cpu_us'), 'µs')} and the rate {pct(r['rate'], ref['rate']):.0f} % of that row's "
+                     f"(the readers used {num(r.get('reader_cores'))} cores).")
     if factor == "stored":
         sized = [r for r in good if (r.get("rows_before") or 0) >= 100_000]
         if sized:
             r = sized[-1]
             text += (f" The database takes {num(r['db_bytes_before'] / r['rows_before'] * 1e6, 'B')} per million notifications "
                      f"({num(r['db_bytes_before'], 'B')} for {r['rows_before']:,}, file + WAL).")
-    return text
+    return text + shared(good)

@@ -220,3 +220,33 @@ def test_the_writer_thread_is_found_by_its_name_else_by_what_it_writes():
         assert tools.writer_thread(os.getpid()) == (named.native_id, "named")
     finally:
         done.set()
+
+
+def _full(factor, label, rate, **kw):
+    base = {"factor": factor, "devices": 0, "known": 0, "stored": 0, "sessions": 1, "payload": 229, "reference": False,
+            "expect": 200, "accepted": 55001, "stored_new": 55001, "durable_ok": True, "sessions_connected": 1,
+            "sessions_received": 55001, "sessions_expected": 55001, "sessions_ok": True, "distinct_devices": 1,
+            "rss_mib": 70.0, "reader_cores": 0.1, "other_cores": 0.0, "exit": 0}
+    return {**base, **_row(label, rate), **kw}
+
+
+def test_the_section_has_a_row_per_level_and_a_sentence_per_factor():
+    results = {
+        "devices": [_full("devices", "1", 20000), _full("devices", "1,000,000", 11000, devices=10**6, wbytes=25000,
+                                                         writer_bytes=25000.0, distinct_devices=3125, other_cores=0.7)],
+        "sessions": [_full("sessions", "0", 23000, sessions=0), _full("sessions", "1", 22000),
+                     _full("sessions", "0, 1,000 devices", 9000, sessions=0, devices=1000, reference=True,
+                           writer_bytes=27000.0)],
+        "payload": [_full("payload", "229 B", 17000),
+                    _full("payload", "5,000 B", 24000, payload=5000, expect=413, logged=50000, statuses={"413": 50000},
+                          refused_ok=True, writer_bytes=None, writer_us=None)],
+    }
+    text = report.section(results, {"command": "scripts/bench-growth --bin x", "pushes": 50000, "warmup": 5000,
+                                    "minutes": 9.0, "max_streams": 1000, "date": "2026-11-28 16:20 UTC"})
+    assert text.startswith("## How the cost grows (scripts/bench-growth)\n")
+    assert "| registered devices | 1 (baseline) | 20,000 |" in text
+    assert "| payload size | 5,000 B | 24,000 |" in text and "50,000 × 413 PayloadTooLarge ✓" in text
+    assert "the writer's bytes follow how widely the pushes are spread over devices" in text   # 27,000 vs 25,000 B
+    assert "Other processes used ≥ 0.5 cores during 1,000,000 (0.70)" in text
+    assert "nothing reached the store's writer thread" in text
+    assert text.count("\n- **") == 3
