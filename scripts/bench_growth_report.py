@@ -258,8 +258,8 @@ def sentence(factor, good, results, meta):
         last = good[-1]
         if spread and spread.get("writer_bytes") and last.get("writer_bytes") and len(good) > 1:
             same = abs(spread["writer_bytes"] - last["writer_bytes"]) <= 0.25 * last["writer_bytes"]
-            text += (f" Pushed the same way to only {spread['devices']:,} registered devices (the sessions factor's reference "
-                     f"row), the writer writes {num(spread['writer_bytes'], 'B')} per push, "
+            text += (f" With only {spread['devices']:,} devices registered and the pushes spread over all of them (the sessions "
+                     f"factor's reference row), the writer writes {num(spread['writer_bytes'], 'B')} per push, "
                      + (f"about as much as with {last['label']} ({num(last['writer_bytes'], 'B')}): the writer's bytes follow "
                         "how widely the pushes are spread over devices, not how many devices are registered."
                         if same else
