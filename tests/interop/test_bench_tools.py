@@ -101,6 +101,23 @@ def test_the_targets_rows_measure_each_target_of_the_issue():
     assert "**0.30×**" in rows[5] and rows[5].endswith("| **not met** |")        # 30,000 / 100,000 < 0.4
 
 
+def test_the_floor_section_splits_a_push_into_the_http2_layer_and_heralds_own_work():
+    hz = {"max": _res(30000, ok=100000, server=500, writer=120), "tls": _res(25000, ok=100000, server=560)}
+    nx = {"max": _res(120000, ok=100000, server=80), "tls": _res(90000, ok=100000, server=100)}
+    fl = {"max": _res(96000, ok=100000, server=140), "tls": _res(60000, ok=100000, server=190)}
+    text = "\n".join(tools.floor_section(hz, nx, fl))
+    assert "| Herald's HTTP/2 layer alone (`herald-h2-floor`) | 14.0 | 19.0 | 96,000 |" in text   # 1.4 s / 100,000
+    assert "| Herald, a durable push | 50.0 | 56.0 | 30,000 |" in text
+    assert "the HTTP/2 layer is 14.0 µs (1.8× nginx's whole request, 8.0 µs) and Herald's own work 36.0 µs, " \
+           "of which the store's writer thread 12.0 µs" in text
+    assert "leaves 8.0 µs above the HTTP/2 layer" in text                                        # 22 − 14
+    assert "The floor itself reaches 0.80× nginx's rate" in text
+    # A floor above the target: the target cannot be met by the push path, and the section says so.
+    fl["max"] = _res(50000, ok=100000, server=250)
+    assert "below the HTTP/2 layer's own cost" in "\n".join(tools.floor_section(hz, nx, fl))
+    assert tools.floor_section(hz, nx, {"max": None, "tls": None})[-1].startswith("Not measured")
+
+
 def test_a_notifications_copies_get_new_seq_and_time_ordered_ids(tmp_path):
     db = tmp_path / "herald.sqlite"
     with sqlite3.connect(db) as c:
