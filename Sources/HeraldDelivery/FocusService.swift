@@ -11,8 +11,8 @@ import Synchronization
 /// API signals a change of the user's state (`userStateChanged`), the user's held notifications are
 /// decided again by the `HeldNotifications` rules (`DeliveryPolicyEngine.reevaluateHeld`).
 ///
-/// At start-up every user is checked once, so a Focus that ended while Herald was down releases
-/// what it held.
+/// At start-up every user with a Focus mode or a held notification is checked once, so a Focus that
+/// ended while Herald was down releases what it held.
 ///
 /// Each pass reports to `progress`, so a move of the manual clock (`ClockController`) can wait
 /// until the service has acted at the new time.
@@ -70,10 +70,14 @@ final class FocusService: Service, ClockFollowing, ScheduledService {
     func loop() async throws {
         let clock = engine.clock
         var lastCheck = clock.now
-        let users = try await engine.store.users()
-        for user in users {
-            await reload(user.userID)
-            await reevaluate(user.userID, stateChanged: false, now: lastCheck)
+        // Only the users a Focus change can concern: those with a Focus mode (their schedule) or a
+        // held notification (released if its Focus ended while Herald was down). Every user, read
+        // one by one, was minutes of reads at start-up with a million of them — and shutdown
+        // waited for the pass to end.
+        for userID in try await engine.store.usersWithFocusOrHeld() {
+            if Task.isCancelled { break }
+            await reload(userID)
+            await reevaluate(userID, stateChanged: false, now: lastCheck)
         }
         events.publish(.serviceReady(name: "focus"))
         var retryDelay: Duration = .seconds(1)

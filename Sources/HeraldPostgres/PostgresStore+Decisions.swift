@@ -78,4 +78,23 @@ extension PostgresStore {
             return counts
         }
     }
+
+    public func usersWithFocusOrHeld() async throws -> [String] {
+        try await read { connection in
+            var users: [String] = []
+            for try await user in try await connection.query(
+                """
+                SELECT user_id FROM focus_modes
+                UNION
+                SELECT d.user_id FROM notifications n JOIN devices d ON d.device_id = n.device_id
+                WHERE n.removed_at IS NULL AND n.disposition IN ('heldForFocus', 'heldForSummary')
+                    AND d.user_id IS NOT NULL
+                ORDER BY 1
+                """, logger: self.logger
+            ).decode(String.self) {
+                users.append(user)
+            }
+            return users
+        }
+    }
 }

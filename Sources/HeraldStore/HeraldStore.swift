@@ -122,6 +122,9 @@ public protocol DecisionStore: Sendable {
     /// How many live notifications of all devices are held, by held disposition (both always
     /// present, 0 when none): what the metrics show.
     func heldNotificationCounts() async throws -> [Disposition: Int]
+    /// The users with a Focus mode or a held notification (on any device), sorted: the ones a
+    /// Focus change can concern, which the Focus service checks at start-up (not every user).
+    func usersWithFocusOrHeld() async throws -> [String]
 }
 
 /// The user-side state of the delivery policy, shared by all devices of a user, and each device's

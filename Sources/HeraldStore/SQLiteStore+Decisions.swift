@@ -93,4 +93,20 @@ extension SQLiteStore {
             return counts
         }
     }
+
+    public func usersWithFocusOrHeld() async throws -> [String] {
+        try await read { db in
+            // The held rows through the partial index `notifications_held` (its exact condition).
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT user_id FROM focus_modes
+                    UNION
+                    SELECT d.user_id FROM notifications n JOIN devices d ON d.device_id = n.device_id
+                    WHERE n.removed_at IS NULL AND n.disposition IN ('heldForFocus', 'heldForSummary')
+                        AND d.user_id IS NOT NULL
+                    ORDER BY 1
+                    """)
+        }
+    }
 }

@@ -162,6 +162,25 @@ struct DecisionTests {
         #expect(error?.kind == .invalid)
     }
 
+    @Test(arguments: StoreEngine.all)
+    func theUsersAFocusChangeCanConcernAreThoseWithAModeOrAHeldNotification(_ engine: StoreEngine) async throws {
+        let store = try await engine.make()
+        try await Fixture.seedOtherUser(store)
+        try await store.createUser(
+            User(userID: "user-3", name: "Nobody", createdAt: Fixture.time()),
+            tokenDigest: String(repeating: "ef", count: 32))
+        // Nobody has a Focus mode or a held notification yet (an alerted one does not count).
+        try await store.insert([Fixture.decided("alerted", .alerted)])
+        #expect(try await store.usersWithFocusOrHeld() == [])
+        // The first user by a notification held on one of their devices, the other by a Focus mode.
+        try await store.insert([Fixture.decided("held", .heldForSummary)])
+        try await store.upsertFocusMode(Fixture.workFocus, userID: Fixture.otherUserID)
+        #expect(try await store.usersWithFocusOrHeld() == [Fixture.userID, Fixture.otherUserID])
+        // Once it is no longer held (removed), the first user drops out.
+        _ = try await store.remove(deviceID: Fixture.deviceID, id: "held", at: Fixture.time(9))
+        #expect(try await store.usersWithFocusOrHeld() == [Fixture.otherUserID])
+    }
+
     @Test func theHeldListIsReadThroughItsPartialIndex() async throws {
         // The index and the query name the held dispositions literally: they must be the policy's.
         #expect(SQLiteStore.heldSQL.contains("disposition IN ('heldForFocus', 'heldForSummary')"))
