@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import sqlite3
+import subprocess
 import sys
 
 import pytest
@@ -267,3 +269,25 @@ def test_the_section_has_a_row_per_level_and_a_sentence_per_factor():
     assert "Other processes used ≥ 0.5 cores during 1,000,000 (0.70)" in text
     assert "nothing reached the store's writer thread" in text
     assert text.count("\n- **") == 3
+
+
+def test_the_nginx_configuration_is_accepted_with_and_without_its_tls_listener(tmp_path):
+    # bench-nodes and ab-push fill in only @DIR@ and @PORT@; scripts/bench also writes the TLS server.
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    main = (REPO / "bench" / "nginx.conf.template").read_text()
+    (tmp_path / "nginx.conf").write_text(main.replace("@DIR@", str(tmp_path)).replace("@PORT@", "1"))
+
+    def check():
+        return subprocess.run([nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-e",
+                               str(tmp_path / "error.log")], capture_output=True, text=True)
+
+    alone = check()
+    assert alone.returncode == 0, alone.stderr
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", str(tmp_path / "key.pem"), "-out",
+                    str(tmp_path / "cert.pem")], check=True, capture_output=True)
+    tls = (REPO / "bench" / "nginx-tls-server.conf.template").read_text()
+    (tmp_path / "tls-server.conf").write_text(tls.replace("@DIR@", str(tmp_path)).replace("@TLS_PORT@", "2"))
+    both = check()
+    assert both.returncode == 0, both.stderr
+    assert "@" not in (tmp_path / "nginx.conf").read_text() + (tmp_path / "tls-server.conf").read_text()
