@@ -69,11 +69,10 @@ struct AcceptEverything: PushHandler {
 
 var logger = Logger(label: "herald-h2-floor")
 logger.logLevel = .warning
-var configuration = APNsListenerConfiguration(
+let configuration = APNsListenerConfiguration(
     host: option("--host") ?? "127.0.0.1", cleartextPort: option("--port").flatMap(Int.init) ?? 0,
     tlsPort: option("--tls-port").flatMap(Int.init), certificatePath: option("--certificate"),
     privateKeyPath: option("--key"))
-configuration.maximumConnections = APNsListenerConfiguration.defaultMaximumConnections()
 let listener = APNsListener(
     configuration: configuration, handler: AcceptEverything(), group: MultiThreadedEventLoopGroup.singleton,
     logger: logger)
