@@ -31,6 +31,8 @@ import sys
 import time
 import urllib.parse
 
+from bench_profile import profile_section  # scripts/ is the script's own directory: on sys.path
+
 
 # ---------------------------------------------------------------------------------------------
 # small utilities
@@ -960,6 +962,12 @@ def report(results_dir, out_path):
                      t2_met=t2_met, stored_new=stored_new, total_2xx=herald_2xx_total, sse_n=sse_n,
                      durable_ok=stored_matches and live_matches)
     L.append("")
+    L.append(
+        "What the HTTP/2 layer costs alone is in [The HTTP/2 floor](#the-http2-floor); where the rest of a push's CPU "
+        "goes, stage by stage, and what each CPU target leaves once the HTTP/2 layer and the durable store are paid, in "
+        "[Where a push's CPU goes](#where-a-pushs-cpu-goes-perf)."
+    )
+    L.append("")
     L.append("## Results")
     L.append("")
     L.append(
@@ -1002,6 +1010,8 @@ def report(results_dir, out_path):
         "fixed rate; its TLS run's is on its own row (its warm-up is not shown)."
     )
     L += floor_section(hz, nx, fl)
+    L += profile_section(load(R("profile.json")), cpu_per_2xx_us(fl["max"], "server")[0], CPU_TARGET_US,
+                         WRITER_TARGET_US, meta.get("profile_command", "scripts/profile-push perf"))
     L.append("")
     L.append("## Durability and live delivery")
     L.append("")

@@ -10,9 +10,12 @@ memory copies): release builds lose frames (`[unknown]`) under `perf record -g`.
 `other`. An approximation to find where the time goes, not a measurement of any one function.
 
   scripts/perf-stages.py PERF_DATA [--us-per-push X]     (X: the server's CPU per push, to print µs)
+  scripts/perf-stages.py PERF_DATA --json OUT            also write the counts as JSON (scripts/bench:
+                                                         its "Where a push's CPU goes" section)
 """
 import argparse
 import collections
+import json
 import re
 import subprocess
 import sys
@@ -22,7 +25,8 @@ import sys
 # itself for C and the kernel.
 STAGES = [
     ("commit: WAL write + fsync (kernel)", r"^(fsync|fdatasync|__libc_fsync|__libc_pwrite|pwrite|vfs_write|ext4_|generic_perform_write|jbd2|file_write_and_wait|unixSync|sqlite3OsSync|sqlite3OsWrite|unixWrite)"),
-    ("store insert (SQLite, GRDB)", r"^(sqlite3|GRDB\.|HeraldStore\.SQLiteStore|HeraldStore\.NotificationRow|vfs_read|filemap_read|__libc_pread)"),
+    ("SQLite (B-trees, records, WAL frames)", r"^(sqlite3|vfs_read|filemap_read|__libc_pread)"),
+    ("store code (GRDB, Herald's rows and bindings)", r"^(GRDB\.|HeraldStore\.SQLiteStore|HeraldStore\.NotificationRow|HeraldStore\.UpsertText)"),
     ("writer (queue, batch, commit callback)", r"^HeraldServer\.NotificationWriter|^HeraldStore\."),
     ("HPACK (NIOHPACK)", r"^NIOHPACK\."),
     ("HTTP/2 framing (NIOHTTP2, the connection handler)", r"^(NIOHTTP2\.|HeraldAPNs\.)"),
@@ -76,9 +80,20 @@ def stage_of(stack):
 OTHER = "other (unattributed)"
 
 
+def frame_symbol(text):
+    """The symbol of a `perf script` frame, `symbol (dso)`. SQLite's static functions have no symbol in
+    Debian's libsqlite3 (`[unknown]`): they are named `sqlite3[static]`, so they count for the store."""
+    symbol, _, dso = text.rpartition(" (")
+    if not symbol:
+        return text
+    if symbol == "[unknown]" and "libsqlite3" in dso:
+        return "sqlite3[static]"
+    return symbol
+
+
 def samples(perf_data):
     """Yields (thread name, [symbols leaf first]) for each sample of `perf script`."""
-    out = subprocess.run(["perf", "script", "-i", perf_data, "-F", "comm,ip,sym", "--no-demangle"],
+    out = subprocess.run(["perf", "script", "-i", perf_data, "-F", "comm,ip,sym,dso", "--no-demangle"],
                          capture_output=True, text=True, errors="replace", check=True).stdout
     comm, stack = None, []
     for line in out.splitlines():
@@ -88,7 +103,7 @@ def samples(perf_data):
             comm, stack = None, []
         elif line.startswith("\t"):
             parts = line.split(None, 1)
-            stack.append(parts[1].strip() if len(parts) > 1 else "")
+            stack.append(frame_symbol(parts[1].strip() if len(parts) > 1 else ""))
         else:
             if comm is not None:
                 yield comm, stack
@@ -101,15 +116,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("perf_data")
     parser.add_argument("--us-per-push", type=float, default=None)
+    parser.add_argument("--json", default=None, help="write {total, writer_total, us_per_push, stages: [{name, samples, writer}]}")
     args = parser.parse_args()
     by_stage = collections.Counter()
     writer = collections.Counter()
+    checkpoint = collections.Counter()
     total = 0
     for comm, stack in samples(args.perf_data):
         stage = stage_of(stack)
         by_stage[stage] += 1
         if comm.startswith("herald-writer"):
             writer[stage] += 1
+        elif comm.startswith("herald-ckpt"):  # WALCheckpointer's thread
+            checkpoint[stage] += 1
         total += 1
     if not total:
         print("perf-stages: no samples", file=sys.stderr)
@@ -129,7 +148,15 @@ def main():
             row += f" {args.us_per_push * count / total:8.1f}"
         row += f" {100 * writer.get(name, 0) / total:22.1f}%"
         print(row)
-    print(f"{total:,} samples; the store writer thread (herald-writer) {100 * writer_total / total:.1f}% of them")
+    print(f"{total:,} samples; the store writer thread (herald-writer) {100 * writer_total / total:.1f}% of them, "
+          f"the checkpoint thread (herald-ckpt) {100 * sum(checkpoint.values()) / total:.1f}%")
+    if args.json:
+        stages = [{"name": name, "samples": by_stage.get(name, 0), "writer": writer.get(name, 0),
+                   "checkpoint": checkpoint.get(name, 0)}
+                  for name, _ in STAGES + FALLBACK + [(OTHER, None)]]
+        with open(args.json, "w") as out:
+            json.dump({"total": total, "writer_total": writer_total, "checkpoint_total": sum(checkpoint.values()),
+                       "us_per_push": args.us_per_push, "stages": stages}, out, indent=1)
     return 0
 
 

@@ -291,3 +291,53 @@ def test_the_nginx_configuration_is_accepted_with_and_without_its_tls_listener(t
     both = check()
     assert both.returncode == 0, both.stderr
     assert "@" not in (tmp_path / "nginx.conf").read_text() + (tmp_path / "tls-server.conf").read_text()
+
+
+def profile(writer_sqlite, writer_commit, writer_rest, checkpoint, http2, rest, server_us=50.0):
+    """A PROFILE_JSON whose samples split as given (µs a push at `server_us`, one sample per 0.1 µs)."""
+    n = lambda us: round(us * 10)  # noqa: E731
+    stages = [
+        {"name": "commit: WAL write + fsync (kernel)", "samples": n(writer_commit + checkpoint), "writer": n(writer_commit), "checkpoint": n(checkpoint)},
+        {"name": "SQLite (B-trees, records, WAL frames)", "samples": n(writer_sqlite), "writer": n(writer_sqlite), "checkpoint": 0},
+        {"name": "writer (queue, batch, commit callback)", "samples": n(writer_rest), "writer": n(writer_rest), "checkpoint": 0},
+        {"name": "HTTP/2 framing (NIOHTTP2, the connection handler)", "samples": n(http2), "writer": 0, "checkpoint": 0},
+        {"name": "decide (delivery policy)", "samples": n(rest), "writer": 0, "checkpoint": 0},
+        {"name": "HPACK (NIOHPACK)", "samples": 0, "writer": 0, "checkpoint": 0},
+    ]
+    total = sum(s["samples"] for s in stages)
+    assert abs(total / 10 - server_us) < 0.05
+    return {"pushes": 100000, "rate": 28000.0, "server_us": server_us, "writer_us": writer_sqlite + writer_commit + writer_rest,
+            "wal_bytes_per_push": 1700.0, "pushes_per_commit": 110.0,
+            "stages": {"total": total, "writer_total": n(writer_sqlite + writer_commit + writer_rest),
+                       "checkpoint_total": n(checkpoint), "us_per_push": server_us, "stages": stages}}
+
+
+def test_the_profile_section_gives_each_stage_in_microseconds_and_what_the_targets_leave():
+    from bench_profile import profile_section
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "N=100000 scripts/profile-push perf"))
+    assert "## Where a push's CPU goes (perf)" in text
+    assert "| SQLite (B-trees, records, WAL frames) | 8.0 % | 4.0 | 4.0 | 0.0 |" in text
+    assert "| commit: WAL write + fsync (kernel) | 6.0 % | 3.0 | 2.0 | 1.0 |" in text
+    assert "HPACK" not in text.split("What each CPU target")[0].split("| stage |")[1]  # rows with no samples are left out
+    assert "| **all** (500 samples) | 100 % | 50.0 | 11.0 | 1.0 |" in text
+    # 13.5 µs of HTTP/2 + 7.0 µs of durable storage (6.0 on the writer, 1.0 checkpointing) leave 1.5 µs of the 22.
+    assert "Storing the push durably costs 7.0 µs" in text
+    assert "That leaves 1.5 µs for everything else a push does" in text
+    assert "which takes 33.0 µs here" in text
+    # The writer: 6.0 µs of SQLite and the kernel leave 1.0 µs of the 7 to Herald's 5.0.
+    assert "SQLite and the kernel leave 1.0 µs of the target to Herald's 5.0 µs." in text
+
+
+def test_the_profile_section_says_cannot_when_the_parts_that_stay_exceed_a_target():
+    from bench_profile import profile_section
+    text = "\n".join(profile_section(profile(5.0, 3.0, 4.0, 2.0, 10.0, 26.0), 13.5, 22.0, 7.0, "scripts/profile-push perf"))
+    assert "Together 23.5 µs: over the target" in text and "It cannot be met with NIOHTTP2" in text
+    assert "SQLite and the kernel alone are over the target: it cannot be met" in text
+
+
+def test_the_profile_section_says_when_it_was_not_measured():
+    from bench_profile import profile_section
+    assert profile_section(None, 13.5, 22.0, 7.0, "x")[-1] == "Not measured in this run (see the notes)."
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), None, 22.0, 7.0, "x"))
+    assert "Server CPU ≤" not in text and "Writer thread ≤ 7 µs" in text  # no floor run: no server sentence
+

@@ -4,6 +4,7 @@ and a sample's stage from its stack (leaf first; a frame that names a stage wins
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 from herald_support import REPO
 
@@ -28,6 +29,28 @@ def test_a_sample_goes_to_the_first_frame_that_names_a_stage_else_to_its_leaf():
     assert stage(["malloc", "$s10HeraldCore13PushValidatorO8validate"]) == "payload parse and validate"
     assert stage(["copy_folio_from_iter_atomic", "generic_perform_write", "vfs_write"]) \
         == "commit: WAL write + fsync (kernel)"
-    assert stage(["sqlite3VdbeExec", "[unknown]"]) == "store insert (SQLite, GRDB)"
+    assert stage(["sqlite3VdbeExec", "[unknown]"]) == "SQLite (B-trees, records, WAL frames)"
     assert stage(["_int_malloc", "[unknown]"]) == "allocator (malloc, free), caller unknown"
     assert stage(["[unknown]", "[unknown]"]) == perf_stages.OTHER
+
+
+def test_perf_stages_names_sqlites_static_functions_and_gives_a_sample_to_its_nearest_stage():
+    stages = perf_stages
+    assert stages.frame_symbol("[unknown] (/usr/lib/x86_64-linux-gnu/libsqlite3.so.0.8.6)") == "sqlite3[static]"
+    assert stages.frame_symbol("[unknown] ([unknown])") == "[unknown]"
+    assert stages.frame_symbol("fdatasync (/usr/lib/x86_64-linux-gnu/libc.so.6)") == "fdatasync"
+    # Leaf first: a malloc under SQLite is SQLite's; an fsync under SQLite is the commit's.
+    assert stages.stage_of(["malloc", "sqlite3[static]", "$s4GRDB9StatementC7executeyyF"]) == "SQLite (B-trees, records, WAL frames)"
+    assert stages.stage_of(["fdatasync", "sqlite3[static]"]) == "commit: WAL write + fsync (kernel)"
+    assert stages.stage_of(["swift_retain", "$s4GRDB9StatementC7executeyyF"]) == "store code (GRDB, Herald's rows and bindings)"
+    assert stages.stage_of(["[unknown]", "[unknown]"]) == stages.OTHER
+
+
+def test_the_server_names_its_store_threads_as_the_profile_tools_look_for_them(herald):
+    """scripts/profile-push, scripts/bench and perf-stages.py find the store's writer and checkpoint threads by
+    their names: Linux takes a thread's name only from the thread itself, in at most 15 bytes."""
+    from herald_support import database_engine
+    tasks = Path(f"/proc/{herald.server.proc.pid}/task")
+    names = {(task / "comm").read_text().strip() for task in tasks.iterdir()}
+    expected = {"herald-writer"} | ({"herald-ckpt"} if database_engine() == "sqlite" else set())
+    assert expected <= names, f"thread names: {sorted(names)}"

@@ -93,12 +93,14 @@ public enum DesktopNotificationSignal: Sendable, Equatable {
             let handle = UnsafeSendable(connection)
             // The thread holds the object until the connection is closed.
             let thread = Thread { [self] in
+                // Named from the thread itself (≤ 15 bytes): on Linux a name set before `start()` is not
+                // the system thread's.
+                Thread.current.name = "herald-dbus"
                 run(dbus: dbus, connection: handle.value, onSignal: onSignal)
                 dbus.connectionClose(handle.value)
                 dbus.connectionUnref(handle.value)
                 finished.signal()
             }
-            thread.name = "herald-dbus"
             thread.start()
         }
 

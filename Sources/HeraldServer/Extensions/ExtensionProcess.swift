@@ -69,8 +69,12 @@ final class ExtensionProcess: @unchecked Sendable {
                 : "exited with status \(process.terminationStatus)"
             self?.ended(why)
         }
-        let reader = Thread { [weak self] in Self.read(output, into: self) }
-        reader.name = "herald-extension-\(pid)"
+        let reader = Thread { [weak self] in
+            // Named from the thread itself, in at most 15 bytes: on Linux a name set before `start()`,
+            // or a longer one, is not the system thread's.
+            Thread.current.name = "herald-ext-out"
+            Self.read(output, into: self)
+        }
         reader.start()
     }
 

@@ -1,0 +1,95 @@
+"""scripts/bench's "Where a push's CPU goes" section: a `perf record` of the server under
+`scripts/profile-push perf` (its PROFILE_JSON), split by stage of the push path (scripts/perf-stages.py),
+and what each CPU target leaves once the parts the push path cannot drop are paid: the HTTP/2 layer (the
+floor's run) and what SQLite and the kernel do to store a push durably (the profile's store stages).
+"""
+
+# The stages scripts/perf-stages.py names, as this section groups them.
+COMMIT = "commit: WAL write + fsync (kernel)"
+SQLITE = "SQLite (B-trees, records, WAL frames)"
+HTTP2 = ("HPACK (NIOHPACK)", "HTTP/2 framing (NIOHTTP2, the connection handler)")
+
+
+def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command):
+    """Markdown lines. `profile`: scripts/profile-push's PROFILE_JSON (None when not measured); `floor_us`: the
+    HTTP/2 floor's server CPU per request in this run (None when not measured)."""
+    L = ["", "## Where a push's CPU goes (perf)", ""]
+    stages = (profile or {}).get("stages") or {}
+    total = stages.get("total") or 0
+    server_us = (profile or {}).get("server_us")
+    if not total or not server_us:
+        L.append("Not measured in this run (see the notes).")
+        return L
+    writer_us = profile.get("writer_us")
+    L.append(
+        f"`{command}` on the same binary, after the runs above: a fresh server and data directory, the demo device "
+        f"unlocked with one live SSE session, {profile.get('pushes', 0):,} pushes (`-c 16 -m 32`) at "
+        f"{profile.get('rate', 0):,.0f}/s, {server_us:.1f} µs of server CPU a push"
+        + (f" ({writer_us:.1f} µs on the writer thread)" if writer_us is not None else "")
+        + f", {profile.get('pushes_per_commit', 0):.0f} pushes a commit, {profile.get('wal_bytes_per_push', 0):,.0f} B "
+        "written by the writer thread a push. `perf record -F 499 -g` of the server during the run; each sample counts "
+        "for the first stage a frame of its stack names, from the leaf up (`scripts/perf-stages.py`: a `malloc` or an "
+        "`fsync` counts for the code that called it). A sample's share times the CPU per push gives its µs."
+    )
+    L.append("")
+
+    def us(name, thread="samples"):
+        for stage in stages.get("stages", []):
+            if stage["name"] == name:
+                return server_us * stage.get(thread, 0) / total
+        return 0.0
+
+    L.append("| stage | share of samples | µs a push | of it on the writer thread (µs) | on the checkpoint thread (µs) |")
+    L.append("|---|---|---|---|---|")
+    for stage in stages.get("stages", []):
+        if stage["samples"]:
+            L.append(
+                f"| {stage['name']} | {100 * stage['samples'] / total:.1f} % | {us(stage['name']):.1f} | "
+                f"{us(stage['name'], 'writer'):.1f} | {us(stage['name'], 'checkpoint'):.1f} |"
+            )
+    writer_profile_us = server_us * stages.get("writer_total", 0) / total
+    checkpoint_us = server_us * stages.get("checkpoint_total", 0) / total
+    L.append(f"| **all** ({total:,} samples) | 100 % | {server_us:.1f} | {writer_profile_us:.1f} | {checkpoint_us:.1f} |")
+    L.append("")
+
+    # What storing a push durably costs SQLite and the kernel: on the writer thread, SQLite's own frames
+    # and the WAL's write and fsync; and the checkpoint thread's copy of the log into the database file.
+    sqlite_writer_us = us(SQLITE, "writer") + us(COMMIT, "writer")
+    durable_us = sqlite_writer_us + checkpoint_us
+    herald_writer_us = writer_profile_us - sqlite_writer_us
+    http2_profile_us = sum(us(name) for name in HTTP2)
+    L.append("What each CPU target leaves, from this profile and the floor's run:")
+    L.append("")
+    if floor_us is not None:
+        rest = cpu_target_us - floor_us - durable_us
+        others = server_us - http2_profile_us - durable_us
+        L.append(
+            f"- **Server CPU ≤ {cpu_target_us:g} µs a push.** The HTTP/2 layer alone costs {floor_us:.1f} µs a request "
+            f"(the floor's run; {http2_profile_us:.1f} µs in this profile's NIOHTTP2 and HPACK frames). Storing the "
+            f"push durably costs {durable_us:.1f} µs of SQLite and kernel work: {sqlite_writer_us:.1f} µs on the "
+            f"writer thread (SQLite's own frames, the WAL's write and fsync) and {checkpoint_us:.1f} µs on the "
+            "checkpoint thread (the log copied into the database file). "
+            + (
+                f"Together {floor_us + durable_us:.1f} µs: over the target before the token, the payload, the decision, "
+                f"the fan-out and the event loops, which take {others:.1f} µs here. It cannot be met with NIOHTTP2 "
+                "and a durable SQLite store on this machine."
+                if rest <= 0
+                else f"That leaves {rest:.1f} µs for everything else a push does (the token, the payload, the decision, "
+                f"the fan-out, the event loops, Herald's store code), which takes {others:.1f} µs here."
+            )
+        )
+    if writer_us is not None:
+        L.append(
+            f"- **Writer thread ≤ {writer_target_us:g} µs a push.** In this profile the writer thread takes "
+            f"{writer_profile_us:.1f} µs a push: SQLite's own frames {us(SQLITE, 'writer'):.1f} µs and the kernel's "
+            f"WAL write and fsync {us(COMMIT, 'writer'):.1f} µs ({sqlite_writer_us:.1f} µs together), Herald's work on it "
+            f"(GRDB and the row bindings, the queue, the batch, the completions, allocation) {herald_writer_us:.1f} µs. "
+            + (
+                "SQLite and the kernel alone are over the target: it cannot be met with this schema and "
+                "`synchronous = FULL`."
+                if sqlite_writer_us >= writer_target_us
+                else f"SQLite and the kernel leave {writer_target_us - sqlite_writer_us:.1f} µs of the target to "
+                f"Herald's {herald_writer_us:.1f} µs."
+            )
+        )
+    return L
