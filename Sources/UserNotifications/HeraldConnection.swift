@@ -116,6 +116,22 @@
             return stored
         }
 
+        /// Apple moves an attachment's file into its attachment store once the request is accepted
+        /// ("attachments located inside an app's bundle are copied instead of moved"): Herald's store
+        /// has its own copy by then, so the app's file is removed — unless it lies inside the app's
+        /// bundle (`Bundle.main`, the executable's directory on Linux). An avatar's file (`INImage`)
+        /// is the app's and stays. A file that is already gone is not an error.
+        package static func removeMovedFiles(of content: UNNotificationContent, bundle: URL = Bundle.main.bundleURL) {
+            let bundlePath = bundle.standardizedFileURL.resolvingSymlinksInPath().path
+            for attachment in content.attachments where attachment.url.isFileURL {
+                let path = attachment.url.standardizedFileURL.resolvingSymlinksInPath().path
+                if path == bundlePath || path.hasPrefix(bundlePath.hasSuffix("/") ? bundlePath : bundlePath + "/") {
+                    continue
+                }
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+
         /// The bytes of a communication avatar Herald keeps as a file (`INImage(imageData:)` or a
         /// file URL); nil for a named image or an http(s) URL, which the content names as they are.
         static func avatarBytes(_ content: UNNotificationContent) throws -> Data? {

@@ -120,6 +120,8 @@
                             throw UNError(.attachmentMoveIntoDataStoreFailed, reason: "Herald gave no connection.")
                         }
                         json["attachments"] = try await connection.contentJSON(content)["attachments"]
+                        // In Herald's store now: the extension's files are moved, as Apple moves them.
+                        HeraldConnection.removeMovedFiles(of: content)
                     }
                     message["content"] = json
                     message["original"] = try Self.json(running.original)

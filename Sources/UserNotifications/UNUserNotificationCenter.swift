@@ -242,6 +242,8 @@
             ]
             body["trigger"] = try HeraldWireFormat.json(request.trigger) ?? NSNull()
             try await connection.send("POST", "v1/app/requests", body: body)
+            // Accepted: its attachments' files are in Herald's store now (Apple moves them).
+            HeraldConnection.removeMovedFiles(of: request.content)
         }
 
         open func getPendingNotificationRequests(

@@ -54,11 +54,12 @@
                 // Bytes: INImage(imageData:), with an attached photo.
                 let content = UNMutableNotificationContent()
                 content.body = "Look"
-                content.attachments = [
-                    try UNNotificationAttachment(identifier: "photo", url: try Self.file("p.png", Self.png))
-                ]
+                let photoFile = try Self.file("p.png", Self.png)
+                content.attachments = [try UNNotificationAttachment(identifier: "photo", url: photoFile)]
                 let fromBytes = try content.updating(from: Self.message(from: INImage(imageData: Data(Self.gif))))
                 try await center.add(UNNotificationRequest(identifier: "bytes", content: fromBytes, trigger: nil))
+                // Apple moves an attachment's file into its store: the app's file is gone once added.
+                #expect(!FileManager.default.fileExists(atPath: photoFile.path))
                 // A file: INImage(url:) of a file URL.
                 let plain = UNMutableNotificationContent()
                 plain.body = "Again"
@@ -86,8 +87,10 @@
                     Issue.record("no avatar file for the file URL")
                     throw CancellationError()
                 }
-                // Herald's copy (served from its store), not the app's own file.
+                // Herald's copy (served from its store), not the app's own file, which stays the app's.
                 #expect(copied != avatarFile)
+                #expect(FileManager.default.fileExists(atPath: avatarFile.path))
+                try? FileManager.default.removeItem(at: avatarFile)
                 #expect(try Data(contentsOf: copied) == Data(Self.png))
                 // The server keeps the avatar beside the attachments, flagged.
                 let id = LocalNotificationID.make(bundleID: herald.demo.topic, identifier: "bytes")

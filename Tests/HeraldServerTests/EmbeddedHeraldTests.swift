@@ -303,22 +303,30 @@
 
         private func attachments(_ herald: EmbeddedHerald) async throws {
             let center = try await herald.makeCurrent()
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("herald-\(UUID().uuidString).png")
-            try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 3, count: 3000)).write(
-                to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let content = UNMutableNotificationContent()
-            content.title = "Look"
-            content.attachments = [
-                try UNNotificationAttachment(
-                    identifier: "photo", url: file, options: [UNNotificationAttachmentOptionsThumbnailHiddenKey: true])
-            ]
+            // Apple moves an attachment's file into its store when the request is added: each request
+            // gets a file of its own, and the file is gone once added.
+            func content() throws -> (UNMutableNotificationContent, URL) {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "herald-\(UUID().uuidString).png")
+                try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 3, count: 3000)).write(
+                    to: file)
+                let content = UNMutableNotificationContent()
+                content.title = "Look"
+                content.attachments = [
+                    try UNNotificationAttachment(
+                        identifier: "photo", url: file,
+                        options: [UNNotificationAttachmentOptionsThumbnailHiddenKey: true])
+                ]
+                return (content, file)
+            }
             // Triggered: the pending request keeps it; firing shows it.
+            let (later, laterFile) = try content()
             try await center.add(
                 UNNotificationRequest(
-                    identifier: "later", content: content,
+                    identifier: "later", content: later,
                     trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
-            try await center.add(UNNotificationRequest(identifier: "now", content: content, trigger: nil))
+            #expect(!FileManager.default.fileExists(atPath: laterFile.path))
+            try await center.add(UNNotificationRequest(identifier: "now", content: try content().0, trigger: nil))
             let store = herald.application.store
             let row = try #require(
                 try await store.notification(
@@ -331,10 +339,14 @@
             #expect(try await herald.application.attachments.sweep().isEmpty)
 
             // The quota (7,000 bytes, 2 × 3,008 taken): Apple's "could not move into the data store".
+            let (third, thirdFile) = try content()
+            defer { try? FileManager.default.removeItem(at: thirdFile) }
             let error = await #expect(throws: UNError.self) {
-                try await center.add(UNNotificationRequest(identifier: "third", content: content, trigger: nil))
+                try await center.add(UNNotificationRequest(identifier: "third", content: third, trigger: nil))
             }
             #expect(error?.code == .attachmentMoveIntoDataStoreFailed)
+            // Refused: nothing was moved, the app keeps its file.
+            #expect(FileManager.default.fileExists(atPath: thirdFile.path))
 
             // The pending request removed: its copy is freed; the delivered one stays.
             center.removePendingNotificationRequests(withIdentifiers: ["later"])

@@ -48,6 +48,26 @@
             #expect(movie.url == mp4)
         }
 
+        @Test("once Herald holds them, attachment files are moved: removed, unless inside the app's bundle")
+        func movedIntoTheStore() throws {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let bundle = directory.appendingPathComponent("App", isDirectory: true)
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            let outside = try file("photo.png", png)
+            let inside = try file("App/logo.png", png)
+            let beside = try file("AppData.png", png)  // a sibling whose name starts like the bundle's
+            let content = UNMutableNotificationContent()
+            content.attachments = try [outside, inside, beside].enumerated().map {
+                try UNNotificationAttachment(identifier: "\($0.offset)", url: $0.element)
+            }
+            HeraldConnection.removeMovedFiles(of: content, bundle: bundle)
+            #expect(!FileManager.default.fileExists(atPath: outside.path))
+            #expect(!FileManager.default.fileExists(atPath: beside.path))
+            #expect(FileManager.default.fileExists(atPath: inside.path))
+            HeraldConnection.removeMovedFiles(of: content, bundle: bundle)  // already gone: no error
+        }
+
         @Test("a missing file or a non-file URL is attachmentInvalidURL (100)")
         func invalidURL() throws {
             defer { try? FileManager.default.removeItem(at: directory) }
