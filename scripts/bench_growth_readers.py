@@ -10,11 +10,10 @@ SESSIONS_JSON: [[device_id, user_token], ...]. Each session is a real `GET /v1/d
 every 0.3 s and at the end) has: connected, failed, errors (the first few), distinct (all sessions),
 events, duplicates, out_of_order, other_events, bad_events and per_device {device_id: distinct}; "final"
 once SIGTERM/SIGINT or MAX_SECONDS ended it. Reads a block of whole events at once with the bench's
-event pattern (scripts/bench-tools.py), so it costs the machine little per event.
+event pattern (scripts/bench_sse.py), so it costs the machine little per event.
 """
 
 import asyncio
-import importlib.util
 import json
 import os
 import signal
@@ -23,9 +22,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("bench_tools", Path(__file__).with_name("bench-tools.py"))
-tools = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tools)
+sys.path.insert(0, str(Path(__file__).parent))
+import bench_sse as tools  # noqa: E402  (scripts/bench's SSE reader: its event pattern and chunk decoder)
 
 
 class Session:

@@ -10,9 +10,10 @@ SQLITE = "SQLite (B-trees, records, WAL frames)"
 HTTP2 = ("HPACK (NIOHPACK)", "HTTP/2 framing (NIOHTTP2, the connection handler)")
 
 
-def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command):
+def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command, floor_share=None, ratio_target=0.4):
     """Markdown lines. `profile`: scripts/profile-push's PROFILE_JSON (None when not measured); `floor_us`: the
-    HTTP/2 floor's server CPU per request in this run (None when not measured)."""
+    HTTP/2 floor's server CPU per request in this run (None when not measured); `floor_share`: the floor's max rate
+    as a share of nginx's in this run (None when not measured)."""
     L = ["", "## Where a push's CPU goes (perf)", ""]
     stages = (profile or {}).get("stages") or {}
     total = stages.get("total") or 0
@@ -76,6 +77,22 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command)
                 if rest <= 0
                 else f"That leaves {rest:.1f} µs for everything else a push does (the token, the payload, the decision, "
                 f"the fan-out, the event loops, Herald's store code), which takes {others:.1f} µs here."
+            )
+        )
+    if floor_us is not None and floor_share:
+        # The floor's rate over its CPU a request: at the same CPU a second, a push may take the floor's
+        # time a request times floor_share / ratio_target.
+        allowed = floor_us * floor_share / ratio_target
+        rest = allowed - floor_us - durable_us
+        others = server_us - http2_profile_us - durable_us
+        L.append(
+            f"- **≥ {ratio_target:g}× nginx.** The floor reaches {floor_share:.2f}× nginx's rate at {floor_us:.1f} µs a "
+            f"request, so at the same CPU {ratio_target:g}× nginx allows a push {allowed:.1f} µs. The HTTP/2 layer and "
+            f"durable storage take {floor_us + durable_us:.1f} µs of it, "
+            + (
+                "already over: it cannot be met with NIOHTTP2 and a durable SQLite store on this machine."
+                if rest <= 0
+                else f"leaving {rest:.1f} µs for everything else a push does, which takes {others:.1f} µs here."
             )
         )
     if writer_us is not None:

@@ -326,6 +326,13 @@ def test_the_profile_section_gives_each_stage_in_microseconds_and_what_the_targe
     assert "which takes 33.0 µs here" in text
     # The writer: 6.0 µs of SQLite and the kernel leave 1.0 µs of the 7 to Herald's 5.0.
     assert "SQLite and the kernel leave 1.0 µs of the target to Herald's 5.0 µs." in text
+    assert "≥ 0.4× nginx" not in text  # no floor share given: no ratio sentence
+    # The floor at 0.8× nginx and 13.5 µs: 0.4× allows 27.0 µs a push; 20.5 of it are paid, 6.5 left.
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.8))
+    assert "so at the same CPU 0.4× nginx allows a push 27.0 µs" in text
+    assert "take 20.5 µs of it, leaving 6.5 µs for everything else a push does, which takes 33.0 µs here." in text
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.5))
+    assert "allows a push 16.9 µs" in text and "already over: it cannot be met" in text
 
 
 def test_the_profile_section_says_cannot_when_the_parts_that_stay_exceed_a_target():

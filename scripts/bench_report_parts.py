@@ -1,0 +1,177 @@
+"""scripts/bench's report, its parts: formatting, the issue's targets and their rows, the HTTP/2 floor's
+section (scripts/bench-tools.py report puts them together with bench_report.report)."""
+
+import json
+import math
+
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile of an ascending list."""
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(p / 100.0 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def fmt_ms(v):
+    if v is None:
+        return "–"
+    if v >= 100:
+        return f"{v:,.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def fmt_int(v):
+    return "–" if v is None else f"{v:,}"
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+# The issue's targets (issue 15)
+RATIO_TARGET = 0.4      # durable pushes/s at max load, as a ratio to nginx `return 200`
+RATIO_AIM = 0.5
+CPU_TARGET_US = 22.0    # server CPU per push
+WRITER_TARGET_US = 7.0  # the store writer thread per push
+P99_TARGET_MS = 5.0     # p99 at 5,000 pushes/s
+
+
+def cpu_per_2xx_us(res, role):
+    """µs of a role's CPU (utime+stime over the run) per 2xx answer, with the seconds it used; or (None, None)."""
+    c = (res or {}).get("cpu") or {}
+    j = (c.get("jiffies") or {}).get(role)
+    if j is None or not c.get("hz") or not res.get("ok"):
+        return None, None
+    seconds = j / c["hz"]
+    return seconds / res["ok"] * 1e6, seconds
+
+
+def target_rows(hz, nx, meta, *, durable, nginx_rate, ratio, t1_met, t2_met, stored_new, total_2xx, sse_n, durable_ok):
+    """The rows of the Targets table: ratio to nginx, CPU per push, writer per push, p99 at 5,000/s and at half
+    of Herald's own max rate, and the ratio over TLS."""
+    met = lambda ok: "**met**" if ok else "**not met**"  # noqa: E731
+    rows = []
+    if ratio is not None:
+        rows.append(
+            f"| durable pushes/s at max load (validation, decision, store, live fan-out) ≥ {RATIO_TARGET}× nginx "
+            f"`return 200` (aim {RATIO_AIM}×) | {durable:,.0f} 2xx/s vs nginx {nginx_rate:,.0f} req/s = **{ratio:.2f}×**; "
+            f"stored {fmt_int(stored_new)} of {fmt_int(total_2xx)} 2xx; live session got {fmt_int(sse_n)} | "
+            f"{met(t1_met)} (aim {RATIO_AIM}×: {'met' if t1_met and ratio >= RATIO_AIM else 'not met'}) |"
+        )
+    else:
+        rows.append(f"| durable pushes/s at max load ≥ {RATIO_TARGET}× nginx `return 200` | no result | **not met** |")
+    for role, label, target in (("server", "server CPU", CPU_TARGET_US), ("writer", "the store writer thread", WRITER_TARGET_US)):
+        us, seconds = cpu_per_2xx_us(hz["max"], role)
+        if us is None:
+            rows.append(f"| {label} ≤ {target:g} µs per push | not measured | **not met** |")
+        else:
+            rows.append(
+                f"| {label} ≤ {target:g} µs per push | **{us:.1f} µs** ({seconds:.2f} s of CPU over the max-load run / "
+                f"{hz['max']['ok']:,} 2xx) | {met(us <= target)} |"
+            )
+    rate_target, rate_res = meta.get("rate"), hz["rate"]
+    if rate_target is not None and rate_target != 5000:
+        rows.append(f"| p99 ≤ {P99_TARGET_MS:g} ms at 5,000 pushes/s | not measured: this run used {rate_target:,}/s (BENCH_RATE) | **not met** |")
+    elif rate_res:
+        rows.append(
+            f"| p99 ≤ {P99_TARGET_MS:g} ms at 5,000 pushes/s | p99 **{fmt_ms(rate_res['latency_ms']['p99'])} ms** at "
+            f"{rate_res.get('rate_h2load') or 0:,.0f} req/s achieved ({rate_res['not_ok']:,} non-2xx) | {met(t2_met)} |"
+        )
+    else:
+        rows.append(f"| p99 ≤ {P99_TARGET_MS:g} ms at 5,000 pushes/s | no result | **not met** |")
+    half, half_res = meta.get("half_rate"), hz["half"]
+    if half and half_res:
+        rows.append(
+            f"| p99 at half of Herald's max rate in this run ({half:,}/s) | p99 **{fmt_ms(half_res['latency_ms']['p99'])} ms** "
+            f"at {half_res.get('rate_h2load') or 0:,.0f} req/s achieved ({half_res['not_ok']:,} non-2xx) | reported (no target) |"
+        )
+    else:
+        rows.append("| p99 at half of Herald's max rate | not measured (see the notes) | reported (no target) |")
+    h_tls, n_tls = hz["tls"], nx["tls"]
+    h_rate = (h_tls or {}).get("rate_2xx_h2load")
+    n_rate = (n_tls or {}).get("h2load", {}).get("req_per_s")
+    if h_rate and n_rate:
+        tls_ratio = h_rate / n_rate
+        tls = (h_tls["h2load"].get("tls") or {})
+        rows.append(
+            f"| over TLS (h2 by ALPN, {tls.get('protocol', '?')} {tls.get('cipher', '?')}): durable pushes/s ≥ {RATIO_TARGET}× "
+            f"nginx with TLS + http2 | {h_rate:,.0f} 2xx/s vs nginx {n_rate:,.0f} req/s = **{tls_ratio:.2f}×** | "
+            f"{met(tls_ratio >= RATIO_TARGET and durable_ok and h_tls['not_ok'] == 0)} |"
+        )
+    else:
+        rows.append(f"| over TLS: durable pushes/s ≥ {RATIO_TARGET}× nginx with TLS + http2 | no result | **not met** |")
+    return rows
+
+
+def floor_section(hz, nx, fl):
+    """Where a push's server CPU goes at max load: the HTTP/2 layer alone (herald-h2-floor: the same listener
+    answering at once), the rest Herald's own work; nginx's whole request beside them; what the targets leave."""
+    L = ["", "## The HTTP/2 floor", ""]
+    herald_us, _ = cpu_per_2xx_us(hz["max"], "server")
+    writer_us, _ = cpu_per_2xx_us(hz["max"], "writer")
+    floor_us, _ = cpu_per_2xx_us(fl["max"], "server")
+    nginx_us, _ = cpu_per_2xx_us(nx["max"], "server")
+    floor_tls_us, _ = cpu_per_2xx_us(fl["tls"], "server")
+    herald_tls_us, _ = cpu_per_2xx_us(hz["tls"], "server")
+    if floor_us is None or herald_us is None:
+        L.append("Not measured in this run (see the notes).")
+        return L
+    L.append(
+        "`herald-h2-floor` runs Herald's APNs listener — the same event loops, NIOHTTP2 pipeline, connection handler "
+        "and answer frames — with a handler that answers every request at once as an accepted push (an `apns-id` "
+        "and an `apns-unique-id`), driven by the same h2load commands. Its CPU per request is what the HTTP/2 layer "
+        "costs; a push's cost above it is Herald's own work (token, validation, decision, the store, the live "
+        "fan-out). Server CPU (utime+stime, `/proc`) over the max-load runs, per 2xx answer:"
+    )
+    L.append("")
+    L.append("| | µs per request (h2c) | µs per request (TLS) | req/s (h2c) |")
+    L.append("|---|---|---|---|")
+    rate = lambda res: f"{res['h2load'].get('req_per_s', 0):,.0f}" if res else "–"  # noqa: E731
+    us = lambda v: f"{v:.1f}" if v is not None else "–"  # noqa: E731
+    L.append(f"| nginx `return 200` (one worker) | {us(nginx_us)} | {us(cpu_per_2xx_us(nx['tls'], 'server')[0])} | {rate(nx['max'])} |")
+    L.append(f"| Herald's HTTP/2 layer alone (`herald-h2-floor`) | {us(floor_us)} | {us(floor_tls_us)} | {rate(fl['max'])} |")
+    L.append(f"| Herald, a durable push | {us(herald_us)} | {us(herald_tls_us)} | {rate(hz['max'])} |")
+    L.append("")
+    own = herald_us - floor_us
+    sentence = (
+        f"Of Herald's {herald_us:.1f} µs a push, the HTTP/2 layer is {floor_us:.1f} µs"
+        + (f" ({floor_us / nginx_us:.1f}× nginx's whole request, {nginx_us:.1f} µs)" if nginx_us else "")
+        + f" and Herald's own work {own:.1f} µs"
+        + (f", of which the store's writer thread {writer_us:.1f} µs" if writer_us is not None else "")
+        + ". "
+    )
+    if floor_us >= CPU_TARGET_US:
+        sentence += (
+            f"The {CPU_TARGET_US:g} µs target is below the HTTP/2 layer's own cost on this machine: it cannot be met "
+            "without replacing NIOHTTP2 and HPACK, whatever the push path does."
+        )
+    else:
+        sentence += (
+            f"The {CPU_TARGET_US:g} µs target leaves {CPU_TARGET_US - floor_us:.1f} µs above the HTTP/2 layer for "
+            f"everything a push does; it takes {own:.1f} µs."
+        )
+    if fl["max"] and nx["max"] and nx["max"]["h2load"].get("req_per_s"):
+        share = fl["max"]["h2load"].get("req_per_s", 0) / nx["max"]["h2load"]["req_per_s"]
+        sentence += (
+            f" The floor itself reaches {share:.2f}× nginx's rate, so {RATIO_TARGET}× nginx leaves a push "
+            f"{share / RATIO_TARGET:.2f}× the floor's time per request at the same CPU."
+        )
+    L.append(sentence)
+    return L
+
+
