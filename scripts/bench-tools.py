@@ -28,7 +28,7 @@ import time
 # of their own; their names are here too (the tests and `main` use them from this file).
 from bench_report import report  # noqa: F401
 from bench_report_parts import (CPU_TARGET_US, RATIO_TARGET, WRITER_TARGET_US, cpu_per_2xx_us,  # noqa: F401
-                                floor_section, fmt_ms, load, percentile, target_rows)
+                                bursts, floor_section, fmt_ms, load, percentile, target_rows)
 from bench_sse import sse  # noqa: F401
 
 
@@ -254,6 +254,7 @@ def h2load_stats(log_path, stdout_path, out_path):
     durations = []
     durations_2xx = []
     ends = []
+    starts = []
     statuses = {}
     first_start = None
     last_end = None
@@ -275,6 +276,7 @@ def h2load_stats(log_path, stdout_path, out_path):
                 first_start = start_us if first_start is None else min(first_start, start_us)
                 end = start_us + dur_us
                 ends.append(end)
+                starts.append(start_us)
                 last_end = end if last_end is None else max(last_end, end)
     durations.sort()
     durations_2xx.sort()
@@ -306,6 +308,8 @@ def h2load_stats(log_path, stdout_path, out_path):
         # the longest time in which no response completed, and when it began (s after the first request)
         "longest_gap_ms": gap_ms,
         "longest_gap_at_s": gap_at_s,
+        # how the requests were sent (h2load's --rps sends in bursts)
+        "bursts": bursts(starts),
         # rates over h2load's own wall time ("finished in", connection setup included)
         "rate_2xx_h2load": (len(durations_2xx) / summary["finished_s"]) if summary.get("finished_s") else None,
         "rate_h2load": (len(durations) / summary["finished_s"]) if summary.get("finished_s") else None,

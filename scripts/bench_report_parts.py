@@ -13,6 +13,31 @@ def percentile(sorted_values, p):
     return sorted_values[rank - 1]
 
 
+def bursts(starts_us, within_us=200):
+    """How a run's requests were sent: requests starting within `within_us` of the one before count as one
+    burst. {count, per_s, median_size, median_gap_ms} (gap: from a burst's last start to the next's first), or
+    None for fewer than two requests. h2load's --rps sends a client's due requests together on each tick."""
+    starts = sorted(starts_us)
+    if len(starts) < 2:
+        return None
+    sizes, gaps, size = [], [], 1
+    for before, start in zip(starts, starts[1:]):
+        if start - before <= within_us:
+            size += 1
+        else:
+            sizes.append(size)
+            gaps.append((start - before) / 1000.0)
+            size = 1
+    sizes.append(size)
+    span_s = (starts[-1] - starts[0]) / 1e6
+    return {
+        "count": len(sizes),
+        "per_s": len(sizes) / span_s if span_s else None,
+        "median_size": sorted(sizes)[len(sizes) // 2],
+        "median_gap_ms": sorted(gaps)[len(gaps) // 2] if gaps else None,
+    }
+
+
 def fmt_ms(v):
     if v is None:
         return "–"

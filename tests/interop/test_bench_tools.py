@@ -348,3 +348,18 @@ def test_the_profile_section_says_when_it_was_not_measured():
     text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), None, 22.0, 7.0, "x"))
     assert "Server CPU ≤" not in text and "Writer thread ≤ 7 µs" in text  # no floor run: no server sentence
 
+
+def test_bursts_group_requests_that_start_together():
+    # Three bursts: 3 requests at 0 µs, 4 at 10 ms, 2 at 20 ms (each within 50 µs of the one before).
+    starts = [0, 30, 60] + [10_000 + 40 * i for i in range(4)] + [20_000, 20_010]
+    b = tools.bursts(starts)
+    assert b["count"] == 3 and b["median_size"] == 3
+    assert b["median_gap_ms"] == 9.94  # gaps 9.94 (60 µs → 10 ms) and 9.88 ms (10.12 → 20 ms): the upper median
+    assert abs(b["per_s"] - 3 / 0.02001) < 1e-6
+    assert tools.bursts([5]) is None
+    import bench_report
+    text = "\n".join(bench_report.burst_sentences({"bursts": b}, {"bursts": tools.bursts([0, 1, 2, 5_000])}))
+    assert "3 bursts (150 a second;" in text and "a median 3 requests, 9.94 ms apart" in text
+    assert "(nginx's run: a median 3, 5.00 ms apart)" in text
+    assert bench_report.burst_sentences(None, None) == []
+
