@@ -59,11 +59,12 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
     durable_us = sqlite_writer_us + checkpoint_us
     herald_writer_us = writer_profile_us - sqlite_writer_us
     http2_profile_us = sum(us(name) for name in HTTP2)
+    # Everything else a push does: the token, the payload, the decision, the fan-out, the event loops.
+    others = server_us - http2_profile_us - durable_us
     L.append("What each CPU target leaves, from this profile and the floor's run:")
     L.append("")
     if floor_us is not None:
         rest = cpu_target_us - floor_us - durable_us
-        others = server_us - http2_profile_us - durable_us
         L.append(
             f"- **Server CPU ≤ {cpu_target_us:g} µs a push.** The HTTP/2 layer alone costs {floor_us:.1f} µs a request "
             f"(the floor's run; {http2_profile_us:.1f} µs in this profile's NIOHTTP2 and HPACK frames). Storing the "
@@ -84,7 +85,6 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
         # time a request times floor_share / ratio_target.
         allowed = floor_us * floor_share / ratio_target
         rest = allowed - floor_us - durable_us
-        others = server_us - http2_profile_us - durable_us
         L.append(
             f"- **≥ {ratio_target:g}× nginx.** The floor reaches {floor_share:.2f}× nginx's rate at {floor_us:.1f} µs a "
             f"request, so at the same CPU {ratio_target:g}× nginx allows a push {allowed:.1f} µs. The HTTP/2 layer and "
