@@ -28,10 +28,11 @@ struct CLDRDataTests {
         #expect(checked > 10_000)
     }
 
-    @Test func theGeneratorReproducesTheCommittedFileByteForByte() throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "PluralRules+CLDR-\(UUID().uuidString).swift")
-        defer { try? FileManager.default.removeItem(at: output) }
+    @Test func theGeneratorReproducesTheCommittedFilesByteForByte() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plural-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("PluralRules+CLDR.swift")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
@@ -42,11 +43,12 @@ struct CLDRDataTests {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let generated = try Data(contentsOf: output)
-        let committed = try Data(
-            contentsOf: CLDRData.repository.appendingPathComponent(
-                "Sources/HeraldLocalization/Generated/PluralRules+CLDR.swift"))
-        #expect(generated == committed, "run scripts/generate-plural-rules and commit the result")
+        for name in ["PluralRules+CLDR.swift", "PluralRules+CLDRConditions.swift"] {
+            let generated = try Data(contentsOf: directory.appendingPathComponent(name))
+            let committed = try Data(
+                contentsOf: CLDRData.repository.appendingPathComponent("Sources/HeraldLocalization/Generated/\(name)"))
+            #expect(generated == committed, "\(name): run scripts/generate-plural-rules and commit the result")
+        }
     }
 }
 
