@@ -29,7 +29,8 @@ struct CLDRDataTests {
     }
 
     @Test func theGeneratorReproducesTheCommittedFilesByteForByte() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plural-rules-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "plural-rules-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("PluralRules+CLDR.swift")
