@@ -202,6 +202,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "herald-push-logic-bench",
+            dependencies: [
+                "HeraldAPI", "HeraldAPNs", "HeraldCore", "HeraldDelivery", "HeraldPolicy", "HeraldServer",
+                "HeraldStore", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "herald-trigger-bench",
             dependencies: [
                 "HeraldCore", "HeraldPolicy", "HeraldStore", "HeraldDelivery", "HeraldTriggers",

@@ -201,7 +201,8 @@ def report(results_dir, out_path):
                    if fl["max"] and nx["max"] and nx["max"]["h2load"].get("req_per_s") else None)
     L += profile_section(load(R("profile.json")), cpu_per_2xx_us(fl["max"], "server")[0], CPU_TARGET_US,
                          WRITER_TARGET_US, meta.get("profile_command", "scripts/profile-push perf"),
-                         floor_share=floor_share, ratio_target=RATIO_TARGET)
+                         floor_share=floor_share, ratio_target=RATIO_TARGET, logic=load(R("push-logic.json")),
+                         logic_command=meta.get("push_logic_command", "herald-push-logic-bench"))
     L.append("")
     L.append("## Durability and live delivery")
     L.append("")

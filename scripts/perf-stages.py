@@ -51,7 +51,9 @@ MANGLED = re.compile(r"^\$s(\d+)")
 
 
 def frame_name(symbol):
-    """`Module.Type` (or `Module.function`) of a mangled Swift symbol; other symbols as they are."""
+    """`Module.Type` (or `Module.function`) of a mangled Swift symbol; other symbols as they are. A member
+    of an extension is named by the extension's module: NIOHPACK's Huffman coder on NIOCore's ByteBuffer
+    (`$s7NIOCore10ByteBufferV8NIOHPACKE…`) is `NIOHPACK.ByteBuffer`, HPACK's work, not the event loop's."""
     match = MANGLED.match(symbol)
     if not match:
         return symbol
@@ -61,7 +63,15 @@ def frame_name(symbol):
     entity = re.match(r"^(\d+)", rest)
     if entity:
         n = len(entity.group(1))
+        after = rest[n + int(entity.group(1)):]
         rest = rest[n:n + int(entity.group(1))]
+        # `<type><kind V/C/O><length><Module>E`: an extension of the type in another module.
+        extension = re.match(r"^[VCO](\d+)", after)
+        if extension:
+            start = extension.end()
+            name = after[start:start + int(extension.group(1))]
+            if after[start + len(name):start + len(name) + 1] == "E" and re.match(r"^[A-Z_]\w*$", name):
+                module = name
     else:
         rest = ""
     return f"{module}.{rest}"

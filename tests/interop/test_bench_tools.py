@@ -330,9 +330,30 @@ def test_the_profile_section_gives_each_stage_in_microseconds_and_what_the_targe
     # The floor at 0.8× nginx and 13.5 µs: 0.4× allows 27.0 µs a push; 20.5 of it are paid, 6.5 left.
     text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.8))
     assert "so at the same CPU 0.4× nginx allows a push 27.0 µs" in text
-    assert "take 20.5 µs of it, leaving 6.5 µs for everything else a push does, which takes 33.0 µs here." in text
+    assert "take 20.5 µs of it. That leaves 6.5 µs for everything else a push does (the token," in text
     text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.5))
-    assert "allows a push 16.9 µs" in text and "already over: it cannot be met" in text
+    assert "allows a push 16.9 µs" in text and "Together 20.5 µs: over what it allows" in text
+    assert "It cannot be met with NIOHTTP2 and a durable SQLite store" in text
+
+
+def test_the_profile_section_adds_herald_s_logic_measured_alone_to_what_a_push_cannot_drop():
+    from bench_profile import profile_section
+    logic = {"us_per_push": 8.0, "min_us_per_push": 7.5, "rounds": [8.0, 7.5, 9.0], "pushes_per_round": 20000}
+    # 13.5 µs of HTTP/2 + 7.0 of storage + 8.0 of logic = 28.5: over 0.8× → 27.0 µs allowed and over 22.
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.8,
+                                      logic=logic, logic_command="herald-push-logic-bench"))
+    assert "**Herald's logic alone.** `herald-push-logic-bench`" in text
+    assert "8.0 µs a push (the median of 3 rounds of 20,000; the fastest 7.5)" in text
+    assert "With Herald's logic measured alone (8.0 µs), 28.5 µs: over the target" in text
+    assert "With Herald's logic measured alone (8.0 µs), 28.5 µs: over what it allows" in text
+    assert "(25.0 µs more here)" in text  # 33.0 µs of the rest, 8.0 of it the logic
+    assert text.count("It cannot be met with NIOHTTP2, a durable SQLite store and this logic") == 2
+    # At 0.9× the floor's share, 0.4× allows 30.4 µs: 28.5 are paid, 1.9 left for the hand-offs.
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.9,
+                                      logic=logic))
+    assert "allows a push 30.4 µs" in text
+    assert "That leaves 9.9 µs for everything else a push does, which takes 33.0 µs here; of it, Herald's logic " \
+        "alone takes 8.0 µs, so 1.9 µs would be left for the hand-offs between threads" in text
 
 
 def test_the_profile_section_says_cannot_when_the_parts_that_stay_exceed_a_target():

@@ -20,6 +20,15 @@ def test_a_mangled_symbol_is_named_by_its_module_and_type_not_by_its_signature()
     assert perf_stages.frame_name(symbol) == "NIOHTTP2.HTTP2StreamStateMachine"
     assert perf_stages.frame_name("$s10HeraldCore13PushValidatorO8validate") == "HeraldCore.PushValidator"
     assert perf_stages.frame_name("sqlite3VdbeExec") == "sqlite3VdbeExec"
+    # A member of an extension in another module is that module's: NIOHPACK's Huffman decoder on
+    # NIOCore's ByteBuffer counts for HPACK, not for the event loop.
+    huffman = "$s7NIOCore10ByteBufferV8NIOHPACKE23getHuffmanEncodedString2at6lengthSSSi_SitKFSiSrys5UInt8"
+    assert perf_stages.frame_name(huffman) == "NIOHPACK.ByteBuffer"
+    assert perf_stages.stage_of([huffman]) == "HPACK (NIOHPACK)"
+    # A method whose signature follows its name is not an extension.
+    assert perf_stages.frame_name("$s7NIOCore10ByteBufferV8readableSivg") == "NIOCore.ByteBuffer"
+    assert perf_stages.frame_name("$s7NIOCore10ByteBufferV023_setBytesAssumingUniqueC6Access_2atySW_s6UInt32VtF") \
+        == "NIOCore.ByteBuffer"
 
 
 def test_a_sample_goes_to_the_first_frame_that_names_a_stage_else_to_its_leaf():
