@@ -14,6 +14,11 @@ import Synchronization
 /// What the process does wrong ends it: an answer line over `maximumLineBytes`, a resident memory
 /// over its limit (read from `/proc/<pid>/status` every 50 ms while it works on a push), no answer
 /// even after `serviceExtensionTimeWillExpire()`. Its standard error goes to Herald's.
+///
+/// It has a temporary directory of its own (its `TMPDIR`, made under Herald's), removed once it has
+/// exited: what it downloads for its pushes does not outlive it — an extension's files that Herald
+/// never took (an answer after its deadline) included — as the system empties an extension's
+/// container on Apple's platforms.
 final class ExtensionProcess: @unchecked Sendable {
     /// What waiting for an answer gave.
     enum Event: Sendable {
@@ -37,6 +42,8 @@ final class ExtensionProcess: @unchecked Sendable {
     }
 
     let pid: Int32
+    /// Its `TMPDIR`, removed once it has exited.
+    let temporaryDirectory: URL
     private let process: Process
     private let input: FileHandle
     private let memoryLimit: Int
@@ -47,6 +54,10 @@ final class ExtensionProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        let temporary = try Self.makeTemporaryDirectory()
+        temporaryDirectory = temporary
+        var environment = environment
+        environment["TMPDIR"] = temporary.path
         process.environment = environment
         let stdin = Pipe()
         let stdout = Pipe()
@@ -56,13 +67,20 @@ final class ExtensionProcess: @unchecked Sendable {
         self.process = process
         self.input = stdin.fileHandleForWriting
         self.memoryLimit = memoryLimit
-        process.terminationHandler = { _ in }
-        try process.run()
+        // Whichever handler sees the exit removes the directory (this one, if it comes before the next).
+        process.terminationHandler = { _ in try? FileManager.default.removeItem(at: temporary) }
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
         pid = process.processIdentifier
         try? stdin.fileHandleForReading.close()
         let output = stdout.fileHandleForReading
         try? stdout.fileHandleForWriting.close()
         process.terminationHandler = { [weak self] process in
+            try? FileManager.default.removeItem(at: temporary)
             let why =
                 process.terminationReason == .uncaughtSignal
                 ? "was killed by signal \(process.terminationStatus)"
@@ -79,6 +97,18 @@ final class ExtensionProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { state.withLock { $0.exit == nil } }
+
+    /// A new directory `herald-extension-XXXXXX` in Herald's temporary directory, for this process only
+    /// (0700, `mkdtemp`).
+    private static func makeTemporaryDirectory() throws -> URL {
+        var template = Array(
+            FileManager.default.temporaryDirectory.appendingPathComponent("herald-extension-XXXXXX").path.utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "mkdtemp: errno \(errno)"])
+        }
+        return URL(fileURLWithPath: String(cString: template), isDirectory: true)
+    }
 
     /// Writes one message (a JSON object) as a line; false when the process no longer reads.
     @discardableResult
@@ -169,8 +199,10 @@ final class ExtensionProcess: @unchecked Sendable {
     }
 
     /// The process ended (its first report counts: the termination handler's, else the closed
-    /// output's).
+    /// output's). Its temporary directory goes with it (the termination handler removed it already
+    /// when it ran).
     private func ended(_ why: String) {
+        try? FileManager.default.removeItem(at: temporaryDirectory)
         let (waiting, reason): (CheckedContinuation<Event, Never>?, String) = state.withLock { state in
             if let known = state.exit { return (nil, known) }
             let reason = state.killReason ?? why
