@@ -325,7 +325,7 @@ public final class DeliveryPolicyEngine: Sendable {
         -> NotificationFacts
     {
         facts(
-            id: push.apnsID.lowercased(), bundleID: push.app.bundleID, payload: push.payload,
+            id: APNsID.canonical(push.apnsID), bundleID: push.app.bundleID, payload: push.payload,
             communication: content.communication, collapseID: push.collapseID,
             expiry: NotificationExpiry(push.expiration), receivedAt: receivedAt, resources: resources
         )

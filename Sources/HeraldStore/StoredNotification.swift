@@ -112,7 +112,7 @@ extension StoredNotification {
     /// A new list entry for an accepted push (`seq` is assigned by the store on commit).
     public init(accepted push: AcceptedPush, receivedAt: Date, deliveredAt: Date?) {
         self.init(
-            seq: 0, id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
+            seq: 0, id: APNsID.canonical(push.apnsID), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
             topic: push.topic, pushType: push.pushType, priority: push.priority.rawValue,
             collapseID: push.collapseID, expiration: push.expiration.seconds,
             payload: String(decoding: push.rawPayload, as: UTF8.self),

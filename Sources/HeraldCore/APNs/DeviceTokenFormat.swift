@@ -12,7 +12,7 @@ public enum DeviceTokenFormat {
 
     /// The canonical (lowercase) spelling Herald stores tokens under.
     public static func canonical(_ token: Substring) -> String {
-        token.lowercased()
+        token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? token.lowercased() : String(token)
     }
 
     /// A canonical 64-hex-digit token made from 32 random bytes.
@@ -29,9 +29,15 @@ public enum DeviceTokenFormat {
 
 /// Rules for `apns-id` and other UUID strings.
 public enum APNsID {
+    /// The id in lowercase, as a notification's id is kept: `id` itself when it has no uppercase
+    /// letter (Herald's own ids, and most providers'), so the push path makes no new string for it.
+    public static func canonical(_ id: String) -> String {
+        id.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? id.lowercased() : id
+    }
+
     /// Whether `value` is a canonical 8-4-4-4-12 hexadecimal UUID (either case).
     public static func isValid(_ value: String) -> Bool {
-        let utf8 = Array(value.utf8)
+        let utf8 = value.utf8
         guard utf8.count == 36 else { return false }
         for (index, byte) in utf8.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {

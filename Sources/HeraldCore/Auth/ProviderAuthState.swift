@@ -16,6 +16,9 @@ public struct ProviderAuthState: Sendable {
     /// The team bound to the connection at its first accepted push.
     public private(set) var boundTeamID: String?
     private var currentToken: String?
+    /// The `authorization` header that carried `currentToken`, as sent: a request with the same header
+    /// is checked without making the token a string of its own (a ~170-byte copy on every push).
+    private var currentHeader: String?
     private var currentClaims: ProviderTokenClaims?
 
     public init() {}
@@ -45,17 +48,16 @@ public struct ProviderAuthState: Sendable {
         registry: RegistrySnapshot,
         now: Date
     ) -> Result<ProviderTokenClaims, APNsFailure> {
+        if let authorization, authorization == currentHeader, let claims = currentClaims {
+            return Self.cached(claims, registry: registry, now: now)
+        }
         guard let authorization, let token = Self.bearerToken(authorization) else {
             return .failure(APNsFailure(.missingProviderToken))
         }
 
         if token == currentToken, let claims = currentClaims {
-            // Cached: the signature was verified when this token first arrived.
-            guard registry.keys[claims.keyID] != nil else { return .failure(APNsFailure(.invalidProviderToken)) }
-            guard now.timeIntervalSince(claims.issuedAt) <= Self.tokenLifetime else {
-                return .failure(APNsFailure(.expiredProviderToken))
-            }
-            return .success(claims)
+            currentHeader = authorization
+            return Self.cached(claims, registry: registry, now: now)
         }
 
         guard let parsed = ProviderToken.parse(Substring(token)),
@@ -79,8 +81,21 @@ public struct ProviderAuthState: Sendable {
             return .failure(APNsFailure(.tooManyProviderTokenUpdates))
         }
         currentToken = token
+        currentHeader = authorization
         currentClaims = claims
         boundTeamID = claims.teamID
+        return .success(claims)
+    }
+
+    /// A token whose signature was verified when it first arrived: still valid while its key is
+    /// registered and it is not older than an hour.
+    private static func cached(
+        _ claims: ProviderTokenClaims, registry: RegistrySnapshot, now: Date
+    ) -> Result<ProviderTokenClaims, APNsFailure> {
+        guard registry.keys[claims.keyID] != nil else { return .failure(APNsFailure(.invalidProviderToken)) }
+        guard now.timeIntervalSince(claims.issuedAt) <= tokenLifetime else {
+            return .failure(APNsFailure(.expiredProviderToken))
+        }
         return .success(claims)
     }
 }

@@ -12,7 +12,7 @@ public struct JSONParser {
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
@@ -30,7 +30,7 @@ public struct JSONParser {
         PayloadError("\(message) at byte \(index).")
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -39,7 +39,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(PayloadError) -> JSONValue {
+    mutating func parseValue() throws(PayloadError) -> JSONValue {
         guard index < bytes.count else { throw error("Unexpected end of JSON") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -76,15 +76,31 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(PayloadError) -> JSONValue {
-        try enterContainer()
         var object: [String: JSONValue] = [:]
+        try members { key, parser throws(PayloadError) in
+            // Payload objects have a handful of keys: one allocation instead of growing 1, 3, 6, 12.
+            if object.isEmpty { object.reserveCapacity(8) }
+            object[key] = try parser.parseValue()
+        }
+        return .object(object)
+    }
+
+    /// The next byte (after whitespace the caller skipped), nil at the end.
+    var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// Reads the object that starts here member by member: `member` gets each key with the parser at its
+    /// value, and must read exactly that value. The same grammar, depth limit and errors as `parseValue`
+    /// on the object; a key that comes twice comes to `member` twice (the tree keeps the last).
+    mutating func members(
+        _ member: (String, inout JSONParser) throws(PayloadError) -> Void
+    ) throws(PayloadError) {
+        guard next == UInt8(ascii: "{") else { throw error("Expected an object") }
+        try enterContainer()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return
         }
-        // Payload objects have a handful of keys: one allocation instead of growing 1, 3, 6, 12.
-        object.reserveCapacity(8)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("Expected a key") }
             let key = try parseString()
@@ -92,7 +108,7 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("Expected ':'") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            try member(key, &self)
             skipWhitespace()
             guard index < bytes.count else { throw error("Unexpected end of object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -101,11 +117,17 @@ public struct JSONParser {
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
                 depth -= 1
-                return .object(object)
+                return
             } else {
                 throw error("Expected ',' or '}'")
             }
         }
+    }
+
+    /// Throws unless only whitespace is left.
+    mutating func finish() throws(PayloadError) {
+        skipWhitespace()
+        guard index == bytes.count else { throw error("Unexpected text after the JSON value") }
     }
 
     private mutating func parseArray() throws(PayloadError) -> JSONValue {

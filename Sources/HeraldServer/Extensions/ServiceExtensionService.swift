@@ -105,7 +105,7 @@ public final class ServiceExtensionService: Service, Sendable {
         respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
         let job = ExtensionJobRecord(
-            id: push.apnsID.lowercased(), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
+            id: APNsID.canonical(push.apnsID), deviceID: push.token.deviceID, bundleID: push.app.bundleID,
             token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue,
             priority: push.priority.rawValue, expiration: push.expiration.seconds, collapseID: push.collapseID,
             payload: String(decoding: push.rawPayload, as: UTF8.self), receivedAt: receivedAt,

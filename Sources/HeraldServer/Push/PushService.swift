@@ -85,7 +85,7 @@ public final class PushService: PushHandler {
         let validated = connection.auth.withLock { auth in
             PushValidator.validate(request, auth: &auth, registry: snapshot, apnsID: apnsID, now: wallNow)
         }
-        switch validated {
+        switch consume validated {
         case .success(let push):
             accept(push, apnsID: apnsID, now: now, wallNow: wallNow, generator: &generator, respond: respond)
         case .failure(let failure):
@@ -139,7 +139,7 @@ public final class PushService: PushHandler {
         let row = StoredNotification(accepted: push, receivedAt: now, deliveredAt: isConnected ? now : nil)
         do {
             if let decided = try policy.decideIfCached(push: push, receivedAt: now) {
-                return store(row, decided: decided, accepted: accepted, respond: respond)
+                return store(consume row, decided: decided, accepted: accepted, respond: respond)
             }
         } catch {
             return respond(failed(id: row.id, error: error, apnsID: apnsID))
@@ -157,12 +157,12 @@ public final class PushService: PushHandler {
 
     /// Queues the decided row for the next group commit; answers `accepted` once it is durable.
     private func store(
-        _ row: StoredNotification, decided: DeliveryPolicyEngine.DecisionToStore, accepted: APNsResponse,
+        _ row: consuming StoredNotification, decided: DeliveryPolicyEngine.DecisionToStore, accepted: APNsResponse,
         respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
-        var row = row
         row.setDecision(decided.stored, json: decided.json)
-        writer.enqueue(row) { [self, id = row.id] result in
+        let id = row.id
+        writer.enqueue(consume row) { [self] result in
             switch result {
             case .success: respond(accepted)
             case .failure(let error): respond(failed(id: id, error: error, apnsID: accepted.apnsID))
