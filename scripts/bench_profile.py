@@ -63,7 +63,8 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
     http2_profile_us = sum(us(name) for name in HTTP2)
     # Everything else a push does: the token, the payload, the decision, the fan-out, the event loops.
     others = server_us - http2_profile_us - durable_us
-    logic_us = (logic or {}).get("us_per_push")
+    # The fastest round: a lower bound (the machine's drift only adds to a round).
+    logic_us = (logic or {}).get("min_us_per_push", (logic or {}).get("us_per_push"))
     L.append("What each CPU target leaves, from this profile and the floor's run"
              + (" and Herald's logic measured alone:" if logic_us is not None else ":"))
     L.append("")
@@ -73,8 +74,8 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
             "with warm caches, the same push each time (the demo device unlocked, the provider token verified once): "
             "the token check, the payload's parse and APNs validation, the rate limit and expiry rules, the decision "
             f"and the stored row, queued for the server's group commit (which runs on its own threads, not counted). "
-            f"{logic_us:.1f} µs a push (the median of {len(logic.get('rounds', []))} rounds of "
-            f"{logic.get('pushes_per_round', 0):,}; the fastest {logic.get('min_us_per_push', logic_us):.1f}). "
+            f"{logic_us:.1f} µs a push in the fastest of {len(logic.get('rounds', []))} rounds of "
+            f"{logic.get('pushes_per_round', 0):,} (their median {logic.get('us_per_push', logic_us):.1f}). "
             "No hand-off between threads, no fan-out, no event loop and no HTTP/2 is in it: with the HTTP/2 layer and "
             "durable storage it is a lower bound of a push's CPU."
         )
