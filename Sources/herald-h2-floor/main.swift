@@ -26,21 +26,6 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
 
-/// SplitMix64 (Steele, Lea and Flood): distinct seeds give distinct streams.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Answers every request as an accepted push, on the thread that read it.
 struct AcceptEverything: PushHandler {
     private static let counter = Atomic<UInt64>(UInt64(Date().timeIntervalSince1970 * 1_000_000))

@@ -33,7 +33,7 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 func durableSummaryBenchmark(users: Int, perUser: Int, seed: UInt64) async throws -> DurableSummaryFigures {
-    var rng = SplitMix(state: seed)
+    var rng = SplitMix64(seed: seed)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "herald-policy-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -81,7 +81,7 @@ struct PayloadDirectReadTests {
 
     @Test("random payloads: the same value as the tree's, or refused by both")
     func randomPayloads() {
-        var generator = SeededGenerator(seed: 0x4845_5241_4C44)
+        var generator = SplitMix64(seed: 0x4845_5241_4C44)  // the same inputs on every run
         let keys = [
             "alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content",
             "interruption-level", "relevance-score", "filter-criteria", "target-content-id", "content-state", "other",
@@ -117,20 +117,5 @@ struct PayloadDirectReadTests {
             if json != nil { same += 1 }
         }
         #expect(same > 500)  // the inputs are mostly valid payloads, not only refusals
-    }
-}
-
-/// SplitMix64: a seeded generator, so every run tries the same inputs.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
