@@ -11,11 +11,12 @@ HTTP2 = ("HPACK (NIOHPACK)", "HTTP/2 framing (NIOHTTP2, the connection handler)"
 
 
 def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command, floor_share=None, ratio_target=0.4,
-                    logic=None, logic_command="herald-push-logic-bench"):
+                    logic=None, logic_command="herald-push-logic-bench", floor_tls=None):
     """Markdown lines. `profile`: scripts/profile-push's PROFILE_JSON (None when not measured); `floor_us`: the
     HTTP/2 floor's server CPU per request in this run (None when not measured); `floor_share`: the floor's max rate
     as a share of nginx's in this run (None when not measured); `logic`: herald-push-logic-bench's JSON line (None
-    when not measured): Herald's per-push logic alone on one thread."""
+    when not measured): Herald's per-push logic alone on one thread; `floor_tls`: (µs a request, share of nginx's
+    rate) of the floor over TLS (None when not measured)."""
     L = ["", "## Where a push's CPU goes (perf)", ""]
     stages = (profile or {}).get("stages") or {}
     total = stages.get("total") or 0
@@ -80,9 +81,10 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
             "durable storage it is a lower bound of a push's CPU."
         )
 
-    def verdict(budget, what):
-        """The sentence on what `budget` µs leave once the parts that stay are paid."""
-        paid = floor_us + durable_us
+    def verdict(budget, what, floor=None):
+        """The sentence on what `budget` µs leave once the parts that stay are paid (the HTTP/2 layer: `floor`,
+        else the cleartext floor's)."""
+        paid = (floor_us if floor is None else floor) + durable_us
         if paid >= budget:
             return (f"Together {paid:.1f} µs: over {what} before the token, the payload, the decision, the fan-out "
                     f"and the event loops, which take {others:.1f} µs here. It cannot be met with NIOHTTP2 and a "
@@ -115,6 +117,16 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
             f"- **≥ {ratio_target:g}× nginx.** The floor reaches {floor_share:.2f}× nginx's rate at {floor_us:.1f} µs a "
             f"request, so at the same CPU {ratio_target:g}× nginx allows a push {allowed:.1f} µs. The HTTP/2 layer and "
             f"durable storage take {floor_us + durable_us:.1f} µs of it. " + verdict(allowed, "what it allows")
+        )
+    if floor_tls and floor_tls[0] and floor_tls[1]:
+        # Over TLS both the floor and nginx pay for the encryption; the store's work and the logic are the same.
+        tls_us, tls_share = floor_tls
+        allowed = tls_us * tls_share / ratio_target
+        L.append(
+            f"- **≥ {ratio_target:g}× nginx over TLS.** The floor over TLS reaches {tls_share:.2f}× nginx's TLS rate at "
+            f"{tls_us:.1f} µs a request, so {ratio_target:g}× nginx over TLS allows a push {allowed:.1f} µs. The HTTP/2 "
+            f"layer over TLS and durable storage take {tls_us + durable_us:.1f} µs of it. "
+            + verdict(allowed, "what it allows", floor=tls_us)
         )
     if writer_us is not None:
         L.append(

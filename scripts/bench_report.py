@@ -5,7 +5,7 @@ import os
 
 from bench_profile import profile_section
 from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, cpu_per_2xx_us,
-                                floor_section, fmt_int, fmt_ms, load, percentile, target_rows)
+                                floor_cost, floor_section, fmt_int, fmt_ms, load, percentile, target_rows)
 from bench_sse import FULL_PARSE_EVERY, LAG_EVERY
 
 
@@ -202,7 +202,8 @@ def report(results_dir, out_path):
     L += profile_section(load(R("profile.json")), cpu_per_2xx_us(fl["max"], "server")[0], CPU_TARGET_US,
                          WRITER_TARGET_US, meta.get("profile_command", "scripts/profile-push perf"),
                          floor_share=floor_share, ratio_target=RATIO_TARGET, logic=load(R("push-logic.json")),
-                         logic_command=meta.get("push_logic_command", "herald-push-logic-bench"))
+                         logic_command=meta.get("push_logic_command", "herald-push-logic-bench"),
+                         floor_tls=floor_cost(fl["tls"], nx["tls"]))
     L.append("")
     L.append("## Durability and live delivery")
     L.append("")

@@ -86,6 +86,16 @@ def cpu_per_2xx_us(res, role):
     return seconds / res["ok"] * 1e6, seconds
 
 
+def floor_cost(floor, nginx):
+    """(µs of server CPU a request, share of nginx's rate) of a floor run against nginx's run of the same kind;
+    None when either was not measured."""
+    us = cpu_per_2xx_us(floor, "server")[0]
+    rate = ((nginx or {}).get("h2load") or {}).get("req_per_s")
+    if us is None or not rate:
+        return None
+    return us, floor["h2load"].get("req_per_s", 0) / rate
+
+
 def target_rows(hz, nx, meta, *, durable, nginx_rate, ratio, t1_met, t2_met, stored_new, total_2xx, sse_n, durable_ok):
     """The rows of the Targets table: ratio to nginx, CPU per push, writer per push, p99 at 5,000/s and at half
     of Herald's own max rate, and the ratio over TLS."""

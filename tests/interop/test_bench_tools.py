@@ -118,6 +118,11 @@ def test_the_floor_section_splits_a_push_into_the_http2_layer_and_heralds_own_wo
     fl["max"] = _res(50000, ok=100000, server=250)
     assert "below the HTTP/2 layer's own cost" in "\n".join(tools.floor_section(hz, nx, fl))
     assert tools.floor_section(hz, nx, {"max": None, "tls": None})[-1].startswith("Not measured")
+    # What the profile section's TLS sentence takes: the floor's µs a request over TLS and its share of nginx's.
+    from bench_report_parts import floor_cost
+    us, share = floor_cost(fl["tls"], nx["tls"])
+    assert abs(us - 19.0) < 1e-9 and share == 60000 / 90000
+    assert floor_cost(fl["tls"], None) is None and floor_cost(None, nx["tls"]) is None
 
 
 def test_a_notifications_copies_get_new_seq_and_time_ordered_ids(tmp_path):
@@ -348,6 +353,14 @@ def test_the_profile_section_adds_herald_s_logic_measured_alone_to_what_a_push_c
     assert "With Herald's logic measured alone (8.0 µs), 28.5 µs: over what it allows" in text
     assert "(25.0 µs more here)" in text  # 33.0 µs of the rest, 8.0 of it the logic
     assert text.count("It cannot be met with NIOHTTP2, a durable SQLite store and this logic") == 2
+    # Over TLS: the floor at 15.0 µs and 0.9× nginx's TLS rate, so 0.4× allows 33.8 µs; 15.0 + 7.0 + 8.0 = 30.0.
+    tls = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.8,
+                                     logic=logic, floor_tls=(15.0, 0.9)))
+    assert "**≥ 0.4× nginx over TLS.** The floor over TLS reaches 0.90× nginx's TLS rate at 15.0 µs a request, so " \
+        "0.4× nginx over TLS allows a push 33.8 µs. The HTTP/2 layer over TLS and durable storage take 22.0 µs of it." in tls
+    assert "That leaves 11.8 µs for everything else a push does, which takes 33.0 µs here; of it, Herald's logic " \
+        "alone takes 8.0 µs, so 3.8 µs would be left" in tls
+    assert "over TLS" not in text  # no TLS floor given: no TLS sentence
     # At 0.9× the floor's share, 0.4× allows 30.4 µs: 28.5 are paid, 1.9 left for the hand-offs.
     text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), 13.5, 22.0, 7.0, "x", floor_share=0.9,
                                       logic=logic))
