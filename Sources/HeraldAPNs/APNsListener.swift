@@ -76,6 +76,9 @@ public final class APNsListener: Service, Sendable {
     private let tracker = ConnectionTracker()
     private let serverChannels = HeraldMutex<[any Channel]>([])
 
+    /// The connections counted against `maximumConnections` now.
+    var openConnections: Int { tracker.connectionCount }
+
     public init(
         configuration: APNsListenerConfiguration, handler: any PushHandler, group: any EventLoopGroup, logger: Logger
     ) {
