@@ -107,7 +107,10 @@ struct AttachmentTests {
             herald, "DELETE", "/v1/devices/\(herald.demo.deviceID)/notifications/\(notificationID)",
             token: herald.demo.userToken)
         #expect(removed.status == 204)
-        #expect(try await herald.application.attachments.sweep() == [id])
+        // Freed by this sweep — or by the sweeper's own round (every 10 s) if one came in between: on a
+        // loaded machine this test takes that long (a fresh-clone run saw it). What counts is below.
+        let swept = try await herald.application.attachments.sweep()
+        #expect(swept == [id] || swept.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(try await herald.store.attachments(ids: [id]).isEmpty)
         #expect(try await Self.call(herald, "GET", url, token: herald.demo.userToken).status == 404)
