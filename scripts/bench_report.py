@@ -4,27 +4,10 @@
 import os
 
 from bench_profile import profile_section
-from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, cpu_per_2xx_us,
-                                floor_cost, floor_section, fmt_int, fmt_ms, load, percentile, target_rows)
+from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, burst_sentences,
+                                cpu_per_2xx_us, floor_cost, floor_section, fmt_int, fmt_ms, latency_floor_sentences, load,
+                                percentile, target_rows)
 from bench_sse import FULL_PARSE_EVERY, LAG_EVERY
-
-
-def burst_sentences(herald_rate, nginx_rate):
-    """How h2load sent the fixed-rate runs: the p99 at 5,000/s is the wait of a burst's last push."""
-    herald_b = (herald_rate or {}).get("bursts")
-    if not herald_b:
-        return []
-    nginx_b = (nginx_rate or {}).get("bursts")
-    sentence = (
-        f"At a fixed rate h2load does not space the requests evenly: its `--rps` timer sends each client's due "
-        f"requests together. In Herald's 5,000/s run, {herald_b['count']:,} bursts ({herald_b['per_s']:,.0f} a second; "
-        f"requests that start within 0.2 ms of the one before are one burst) of a median {herald_b['median_size']} "
-        f"requests, {fmt_ms(herald_b['median_gap_ms'])} ms apart"
-        + (f" (nginx's run: a median {nginx_b['median_size']}, {fmt_ms(nginx_b['median_gap_ms'])} ms apart)" if nginx_b else "")
-        + ". A burst's pushes are validated and decided together and share one commit, so its last push waits for "
-        "all of them: that wait, not a steady 5,000/s, is what the p99 measures."
-    )
-    return ["", sentence]
 
 
 def report(results_dir, out_path):
@@ -33,6 +16,7 @@ def report(results_dir, out_path):
     hz = {p: load(R(f"herald-{p}.json")) for p in ("warmup", "max", "rate", "half", "tls")}
     nx = {p: load(R(f"nginx-{p}.json")) for p in ("max", "rate", "tls")}
     fl = {p: load(R(f"floor-{p}.json")) for p in ("max", "tls")}
+    fl["rate"] = load(R("floor-durable-rate.json"))
     herald = load(R("herald.json")) or {}
     sse_state = load(R("sse.json")) or {}
     phases = load(R("phases.json")) or {}
@@ -184,6 +168,9 @@ def report(results_dir, out_path):
     L.append("| nginx over TLS | " + " | ".join(row_max(nx["tls"]) + ["–"] * 5) + f" | {fmt_int(ok(nx['tls']))} | n/a | n/a |")
     L.append("| HTTP/2 floor (`herald-h2-floor`) | " + " | ".join(row_max(fl["max"]) + ["–"] * 5) + f" | {fmt_int(ok(fl['max']))} | n/a | n/a |")
     L.append("| HTTP/2 floor over TLS | " + " | ".join(row_max(fl["tls"]) + ["–"] * 5) + f" | {fmt_int(ok(fl['tls']))} | n/a | n/a |")
+    if fl["rate"]:
+        L.append("| HTTP/2 floor, durable (`--durable`: group commit + fdatasync) | " + " | ".join(["–"] * 6 + row_rate(fl["rate"]))
+                 + f" | {fmt_int(ok(fl['rate']))} | n/a | n/a |")
     for label, h, n in (("", hz["max"], nx["max"]), (" over TLS", hz["tls"], nx["tls"])):
         if h and n and n["h2load"].get("req_per_s"):
             share = h["h2load"].get("req_per_s", 0) / n["h2load"]["req_per_s"] * 100
@@ -196,6 +183,7 @@ def report(results_dir, out_path):
         "fixed rate; its TLS run's is on its own row (its warm-up is not shown)."
     )
     L += burst_sentences(hz["rate"], nx["rate"])
+    L += latency_floor_sentences(hz["rate"], fl["rate"], meta.get("floor_record_bytes") or 0, rate_target)
     L += floor_section(hz, nx, fl)
     floor_share = (fl["max"]["h2load"].get("req_per_s", 0) / nx["max"]["h2load"]["req_per_s"]
                    if fl["max"] and nx["max"] and nx["max"]["h2load"].get("req_per_s") else None)

@@ -210,3 +210,50 @@ def floor_section(hz, nx, fl):
     return L
 
 
+
+
+def burst_sentences(herald_rate, nginx_rate):
+    """How h2load sent the fixed-rate runs: the p99 at 5,000/s is the wait of a burst's last push."""
+    herald_b = (herald_rate or {}).get("bursts")
+    if not herald_b:
+        return []
+    nginx_b = (nginx_rate or {}).get("bursts")
+    sentence = (
+        f"At a fixed rate h2load does not space the requests evenly: its `--rps` timer sends each client's due "
+        f"requests together. In Herald's 5,000/s run, {herald_b['count']:,} bursts ({herald_b['per_s']:,.0f} a second; "
+        f"requests that start within 0.2 ms of the one before are one burst) of a median {herald_b['median_size']} "
+        f"requests, {fmt_ms(herald_b['median_gap_ms'])} ms apart"
+        + (f" (nginx's run: a median {nginx_b['median_size']}, {fmt_ms(nginx_b['median_gap_ms'])} ms apart)" if nginx_b else "")
+        + ". A burst's pushes are read, validated and decided in turn by their connection's event loop, stored in one "
+        "or two group commits, and answered once the loop has handled them all: that wait, not a steady 5,000/s, is "
+        "what the p99 measures."
+    )
+    return ["", sentence]
+
+
+def latency_floor_sentences(herald_rate, floor_rate, record_bytes, rate_target):
+    """The p99 target against the least a durable answer costs in the same bursts: Herald's listener answering
+    once a bare group commit (write + fdatasync, no SQLite) has synced the request (`herald-h2-floor --durable`)."""
+    if not floor_rate or not floor_rate.get("latency_ms"):
+        return []
+    f = floor_rate["latency_ms"]
+    text = (
+        f"The least a durable answer waits in these bursts: `herald-h2-floor --durable` answers each request once a "
+        f"group commit has written {record_bytes:,} B for it to a file and synced it (`fdatasync`; no SQLite, no rows) "
+        f"— Herald's listener and writer thread with nothing else behind them. The same fixed-rate command "
+        f"({fmt_int(rate_target)}/s) gave it p50 {fmt_ms(f['p50'])}, p90 {fmt_ms(f['p90'])}, p99 {fmt_ms(f['p99'])} ms "
+        f"({floor_rate.get('not_ok', 0):,} non-2xx). "
+    )
+    if f["p99"] > P99_TARGET_MS:
+        text += (
+            f"The p99 ≤ {P99_TARGET_MS:g} ms target is below what the HTTP/2 layer and a bare durable commit take "
+            "on this machine: it cannot be met by a server that syncs a push before its 200, whatever its push path does."
+        )
+    elif herald_rate and herald_rate.get("latency_ms"):
+        h = herald_rate["latency_ms"]
+        text += (
+            f"It leaves {fmt_ms(P99_TARGET_MS - f['p99'])} ms of the {P99_TARGET_MS:g} ms p99 for Herald's own work; "
+            f"Herald's p99 is {fmt_ms(h['p99'])} ms, {fmt_ms(h['p99'] - f['p99'])} ms above it "
+            f"(p50: {fmt_ms(h['p50'] - f['p50'])} ms above)."
+        )
+    return ["", text]

@@ -8,6 +8,11 @@
 // validation, decision, store or fan-out. What a push costs above this floor is Herald's own work.
 //
 //   herald-h2-floor [--host 127.0.0.1] [--port 0] [--tls-port N --certificate PEM --key PEM]
+//                   [--durable FILE [--record-bytes 1700]]
+//
+// With --durable, each request is answered only once a group commit has written `--record-bytes` for
+// it to FILE and synced it (`DurableLog`): the least a durable answer costs in latency, with nothing
+// of Herald's store. scripts/bench runs it at the fixed rate beside Herald's p99 target.
 //
 // Prints one JSON line with the bound ports (`{"cleartext":…,"tls":…}`) on standard output, then
 // serves until SIGTERM or SIGINT.
@@ -26,18 +31,27 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
 
-/// Answers every request as an accepted push, on the thread that read it.
+/// Answers every request as an accepted push: on the thread that read it, or (with a durable log)
+/// from the log's thread once the request's record is synced.
 struct AcceptEverything: PushHandler {
+    let log: DurableLog?
     private static let counter = Atomic<UInt64>(UInt64(Date().timeIntervalSince1970 * 1_000_000))
 
     func handle(_ request: APNsRequest, connection: APNsConnection) async -> APNsResponse {
-        answer(request)
+        await withCheckedContinuation { continuation in
+            handle(request, connection: connection) { continuation.resume(returning: $0) }
+        }
     }
 
     func handle(
         _ request: APNsRequest, connection: APNsConnection, respond: @escaping @Sendable (APNsResponse) -> Void
     ) {
-        respond(answer(request))
+        let response = answer(request)
+        if let log {
+            log.append { respond(response) }
+        } else {
+            respond(response)
+        }
     }
 
     private func answer(_ request: APNsRequest) -> APNsResponse {
@@ -58,8 +72,13 @@ let configuration = APNsListenerConfiguration(
     host: option("--host") ?? "127.0.0.1", cleartextPort: option("--port").flatMap(Int.init) ?? 0,
     tlsPort: option("--tls-port").flatMap(Int.init), certificatePath: option("--certificate"),
     privateKeyPath: option("--key"))
+let durableLog = try option("--durable").map { path in
+    try DurableLog(path: path, recordBytes: option("--record-bytes").flatMap(Int.init) ?? 1_700)
+}
+durableLog?.start()
 let listener = APNsListener(
-    configuration: configuration, handler: AcceptEverything(), group: MultiThreadedEventLoopGroup.singleton,
+    configuration: configuration, handler: AcceptEverything(log: durableLog),
+    group: MultiThreadedEventLoopGroup.singleton,
     logger: logger)
 let bound = try await listener.bind()
 let tls = bound.tls?.port.map(String.init) ?? "null"

@@ -391,9 +391,23 @@ def test_bursts_group_requests_that_start_together():
     assert b["median_gap_ms"] == 9.94  # gaps 9.94 (60 µs → 10 ms) and 9.88 ms (10.12 → 20 ms): the upper median
     assert abs(b["per_s"] - 3 / 0.02001) < 1e-6
     assert tools.bursts([5]) is None
-    import bench_report
-    text = "\n".join(bench_report.burst_sentences({"bursts": b}, {"bursts": tools.bursts([0, 1, 2, 5_000])}))
+    import bench_report_parts
+    text = "\n".join(bench_report_parts.burst_sentences({"bursts": b}, {"bursts": tools.bursts([0, 1, 2, 5_000])}))
     assert "3 bursts (150 a second;" in text and "a median 3 requests, 9.94 ms apart" in text
     assert "(nginx's run: a median 3, 5.00 ms apart)" in text
-    assert bench_report.burst_sentences(None, None) == []
+    assert bench_report_parts.burst_sentences(None, None) == []
 
+
+
+def test_the_p99_target_is_judged_against_the_durable_floor_in_the_same_bursts():
+    from bench_report_parts import latency_floor_sentences
+    herald = _res(5000, p99=7.5)
+    # The floor's p99 under the target: what it leaves, and how far above it Herald's is.
+    text = "\n".join(latency_floor_sentences(herald, _res(5000, p99=2.25), 1700, 5000))
+    assert "written 1,700 B for it" in text and "p99 2.25 ms" in text
+    assert "It leaves 2.75 ms of the 5 ms p99 for Herald's own work; Herald's p99 is 7.50 ms, 5.25 ms above it" in text
+    assert "cannot" not in text
+    # Over the target: no server that syncs before its 200 meets it here.
+    text = "\n".join(latency_floor_sentences(herald, _res(5000, p99=5.5), 1700, 5000))
+    assert "p99 5.50 ms" in text and "it cannot be met by a server that syncs a push before its 200" in text
+    assert latency_floor_sentences(herald, None, 1700, 5000) == []

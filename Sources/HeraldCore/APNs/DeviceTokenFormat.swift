@@ -12,7 +12,13 @@ public enum DeviceTokenFormat {
 
     /// The canonical (lowercase) spelling Herald stores tokens under.
     public static func canonical(_ token: Substring) -> String {
-        token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? token.lowercased() : String(token)
+        needsLowercasing(token.utf8) ? token.lowercased() : String(token)
+    }
+
+    /// Whether `text` has an ASCII uppercase letter or a non-ASCII byte: whether lowercasing it could
+    /// change it (the push path skips the new string when it cannot).
+    static func needsLowercasing(_ text: some Sequence<UInt8>) -> Bool {
+        text.contains { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }
     }
 
     /// A canonical 64-hex-digit token made from 32 random bytes.
@@ -32,7 +38,7 @@ public enum APNsID {
     /// The id in lowercase, as a notification's id is kept: `id` itself when it has no uppercase
     /// letter (Herald's own ids, and most providers'), so the push path makes no new string for it.
     public static func canonical(_ id: String) -> String {
-        id.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? id.lowercased() : id
+        DeviceTokenFormat.needsLowercasing(id.utf8) ? id.lowercased() : id
     }
 
     /// Whether `value` is a canonical 8-4-4-4-12 hexadecimal UUID (either case).

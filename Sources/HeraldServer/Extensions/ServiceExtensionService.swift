@@ -236,8 +236,9 @@ public final class ServiceExtensionService: Service, Sendable {
     private func pool(for record: ServiceExtensionRecord) -> ExtensionPool {
         pools.withLock { pools in
             if let pool = pools[record.bundleID] { return pool }
+            // (Not TMPDIR: each process gets a directory of its own, `ExtensionProcess`.)
             var environment: [String: String] = [:]
-            for name in ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL"] {
+            for name in ["PATH", "HOME", "LANG", "LC_ALL"] {
                 environment[name] = ProcessInfo.processInfo.environment[name]
             }
             environment["HERALD_BUNDLE_ID"] = record.bundleID

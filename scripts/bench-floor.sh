@@ -1,0 +1,53 @@
+# scripts/bench's HTTP/2 floor runs, sourced by it: Herald's APNs listener with nothing behind it
+# (herald-h2-floor) under the same h2load commands as Herald and nginx, then the same listener answering
+# only once a bare group commit has synced each request (--durable) at the fixed rate. It uses bench's
+# variables (FLOOR, WORK, PY, TOOLS, NGX, the h2load settings and headers) and bench-lib.sh's functions.
+
+run_floor() {
+  if [ -x "$FLOOR" ]; then
+    "$FLOOR" --port 0 --tls-port 0 --certificate "$NGX/cert.pem" --key "$NGX/key.pem" >"$WORK/floor.ports" 2>"$WORK/floor.log" &
+    FLOOR_PID=$!
+    PIDS+=("$FLOOR_PID")
+    for _ in $(seq 100); do [ -s "$WORK/floor.ports" ] && break; sleep 0.1; done   # ≤ 10 s
+    FLOOR_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor.ports" cleartext 2>/dev/null || true)
+    FLOOR_TLS_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor.ports" tls 2>/dev/null || true)
+    if [ -n "$FLOOR_PORT" ] && [ -n "$FLOOR_TLS_PORT" ]; then
+      log "herald-h2-floor (pid $FLOOR_PID) on 127.0.0.1:$FLOOR_PORT and :$FLOOR_TLS_PORT (TLS)"
+      ROLES=("server=$FLOOR_PID")
+      FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/3/device/$DEVICE_TOKEN"
+      run_h2load floor-warmup "$FLOOR_URL" -n "$WARMUP" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
+      run_h2load floor-max "$FLOOR_URL" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
+      run_h2load floor-tls "https://127.0.0.1:$FLOOR_TLS_PORT/3/device/$DEVICE_TOKEN" -n "$REQUESTS" -c "$CLIENTS" \
+        -m "$STREAMS" -t 1 "${TLS_ARGS[@]}" -d "$PAYLOAD" "${HEADERS[@]}"
+    else
+      note "herald-h2-floor did not start: $(head -3 "$WORK/floor.log" | tr '\n' ' ')"
+    fi
+    stop_pid "$FLOOR_PID" TERM 10 || note "herald-h2-floor did not stop within 10 s of SIGTERM and was killed."
+    [ "$STOP_STATUS" = 0 ] || note "herald-h2-floor exited with status $STOP_STATUS."
+    # The same listener answering each request once a bare group commit has synced it (write + fdatasync
+    # of about what Herald's writer writes a push to one device, on the disk Herald's data was on): the
+    # least a durable answer waits, at the fixed rate beside Herald's p99 target.
+    FLOOR_RECORD_BYTES=1700
+    "$FLOOR" --port 0 --durable "$WORK/floor-durable.log" --record-bytes "$FLOOR_RECORD_BYTES" \
+      >"$WORK/floor-durable.ports" 2>"$WORK/floor-durable.err" &
+    FLOOR_PID=$!
+    PIDS+=("$FLOOR_PID")
+    for _ in $(seq 100); do [ -s "$WORK/floor-durable.ports" ] && break; sleep 0.1; done   # ≤ 10 s
+    FLOOR_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor-durable.ports" cleartext 2>/dev/null || true)
+    if [ -n "$FLOOR_PORT" ]; then
+      log "herald-h2-floor --durable (pid $FLOOR_PID) on 127.0.0.1:$FLOOR_PORT"
+      ROLES=("server=$FLOOR_PID")
+      meta floor_record_bytes "$FLOOR_RECORD_BYTES" int
+      FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/3/device/$DEVICE_TOKEN"
+      run_h2load floor-durable-warmup "$FLOOR_URL" -n "$WARMUP" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
+      run_h2load floor-durable-rate "$FLOOR_URL" -n "$RATE_REQUESTS" -c "$RATE_CLIENTS" -m "$RATE_STREAMS" --rps "$RPS" -t 1 \
+        -d "$PAYLOAD" "${HEADERS[@]}"
+    else
+      note "herald-h2-floor --durable did not start: $(head -3 "$WORK/floor-durable.err" | tr '\n' ' ')"
+    fi
+    stop_pid "$FLOOR_PID" TERM 10 || note "herald-h2-floor --durable did not stop within 10 s of SIGTERM and was killed."
+    rm -f "$WORK/floor-durable.log"
+  else
+    note "$note_later"
+  fi
+}
