@@ -1,7 +1,8 @@
 # scripts/bench's HTTP/2 floor runs, sourced by it: Herald's APNs listener with nothing behind it
 # (herald-h2-floor) under the same h2load commands as Herald and nginx, then the same listener answering
 # only once a bare group commit has synced each request (--durable) at the fixed rate. It uses bench's
-# variables (FLOOR, WORK, PY, TOOLS, NGX, the h2load settings and headers) and bench-lib.sh's functions.
+# variables (FLOOR, WORK, PY, TOOLS, NGX, NGX_URL, NGX_ROLES, the h2load settings and headers) and
+# bench-lib.sh's functions; nginx is still running.
 
 run_floor() {
   if [ -x "$FLOOR" ]; then
@@ -19,6 +20,15 @@ run_floor() {
       run_h2load floor-max "$FLOOR_URL" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
       run_h2load floor-tls "https://127.0.0.1:$FLOOR_TLS_PORT/3/device/$DEVICE_TOKEN" -n "$REQUESTS" -c "$CLIENTS" \
         -m "$STREAMS" -t 1 "${TLS_ARGS[@]}" -d "$PAYLOAD" "${HEADERS[@]}"
+      # Two more max-load pairs, nginx then the floor, one right after the other: what 0.4x nginx allows
+      # a push follows nginx's rate, which moves by tens of percent between runs (the report takes the
+      # pair whose budget is the median).
+      for round in 2 3; do
+        ROLES=("${NGX_ROLES[@]}")
+        run_h2load "nginx-max-$round" "$NGX_URL" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${NGX_HEADERS[@]}"
+        ROLES=("server=$FLOOR_PID")
+        run_h2load "floor-max-$round" "$FLOOR_URL" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
+      done
     else
       note "herald-h2-floor did not start: $(head -3 "$WORK/floor.log" | tr '\n' ' ')"
     fi

@@ -11,12 +11,13 @@ HTTP2 = ("HPACK (NIOHPACK)", "HTTP/2 framing (NIOHTTP2, the connection handler)"
 
 
 def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command, floor_share=None, ratio_target=0.4,
-                    logic=None, logic_command="herald-push-logic-bench", floor_tls=None):
+                    logic=None, logic_command="herald-push-logic-bench", floor_tls=None, pair_budgets=None):
     """Markdown lines. `profile`: scripts/profile-push's PROFILE_JSON (None when not measured); `floor_us`: the
     HTTP/2 floor's server CPU per request in this run (None when not measured); `floor_share`: the floor's max rate
     as a share of nginx's in this run (None when not measured); `logic`: herald-push-logic-bench's JSON line (None
     when not measured): Herald's per-push logic alone on one thread; `floor_tls`: (µs a request, share of nginx's
-    rate) of the floor over TLS (None when not measured)."""
+    rate) of the floor over TLS (None when not measured); `pair_budgets`: what 0.4× nginx allows a push in each
+    floor/nginx pair measured one after the other, when `floor_us` and `floor_share` are the median pair's."""
     L = ["", "## Where a push's CPU goes (perf)", ""]
     stages = (profile or {}).get("stages") or {}
     total = stages.get("total") or 0
@@ -113,10 +114,13 @@ def profile_section(profile, floor_us, cpu_target_us, writer_target_us, command,
         # The floor's rate over its CPU a request: at the same CPU a second, a push may take the floor's
         # time a request times floor_share / ratio_target.
         allowed = floor_us * floor_share / ratio_target
+        pairs = (f" (the median of {len(pair_budgets)} pairs of max-load runs, nginx then the floor, one right after "
+                 f"the other: {', '.join(f'{b:.1f}' for b in pair_budgets)} µs)" if pair_budgets and len(pair_budgets) > 1
+                 else "")
         L.append(
             f"- **≥ {ratio_target:g}× nginx.** The floor reaches {floor_share:.2f}× nginx's rate at {floor_us:.1f} µs a "
-            f"request, so at the same CPU {ratio_target:g}× nginx allows a push {allowed:.1f} µs. The HTTP/2 layer and "
-            f"durable storage take {floor_us + durable_us:.1f} µs of it. " + verdict(allowed, "what it allows")
+            f"request, so at the same CPU {ratio_target:g}× nginx allows a push {allowed:.1f} µs{pairs}. The HTTP/2 "
+            f"layer and durable storage take {floor_us + durable_us:.1f} µs of it. " + verdict(allowed, "what it allows")
         )
     if floor_tls and floor_tls[0] and floor_tls[1]:
         # Over TLS both the floor and nginx pay for the encryption; the store's work and the logic are the same.

@@ -6,7 +6,7 @@ import os
 from bench_profile import profile_section
 from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, burst_sentences,
                                 cpu_per_2xx_us, floor_cost, floor_section, fmt_int, fmt_ms, latency_floor_sentences, load,
-                                percentile, target_rows)
+                                median_floor_pair, percentile, target_rows)
 from bench_sse import FULL_PARSE_EVERY, LAG_EVERY
 
 
@@ -171,6 +171,11 @@ def report(results_dir, out_path):
     if fl["rate"]:
         L.append("| HTTP/2 floor, durable (`--durable`: group commit + fdatasync) | " + " | ".join(["–"] * 6 + row_rate(fl["rate"]))
                  + f" | {fmt_int(ok(fl['rate']))} | n/a | n/a |")
+    more = [(load(R(f"nginx-max-{i}.json")), load(R(f"floor-max-{i}.json"))) for i in (2, 3)]
+    if all(n and f for n, f in more):
+        L += ["", "Two more max-load pairs, nginx then the floor, one right after the other (for the 0.4× budget): "
+              + "; ".join(f"nginx {n['h2load'].get('req_per_s', 0):,.0f}, the floor {f['h2load'].get('req_per_s', 0):,.0f} "
+                          f"req/s" for n, f in more) + "."]
     for label, h, n in (("", hz["max"], nx["max"]), (" over TLS", hz["tls"], nx["tls"])):
         if h and n and n["h2load"].get("req_per_s"):
             share = h["h2load"].get("req_per_s", 0) / n["h2load"]["req_per_s"] * 100
@@ -185,11 +190,12 @@ def report(results_dir, out_path):
     L += burst_sentences(hz["rate"], nx["rate"])
     L += latency_floor_sentences(hz["rate"], fl["rate"], meta.get("floor_record_bytes") or 0, rate_target)
     L += floor_section(hz, nx, fl)
-    floor_share = (fl["max"]["h2load"].get("req_per_s", 0) / nx["max"]["h2load"]["req_per_s"]
-                   if fl["max"] and nx["max"] and nx["max"]["h2load"].get("req_per_s") else None)
-    L += profile_section(load(R("profile.json")), cpu_per_2xx_us(fl["max"], "server")[0], CPU_TARGET_US,
+    pairs = [(fl["max"], nx["max"])] + [(load(R(f"floor-max-{i}.json")), load(R(f"nginx-max-{i}.json"))) for i in (2, 3)]
+    floor_us, floor_share, budgets = median_floor_pair(pairs) or (cpu_per_2xx_us(fl["max"], "server")[0], None, None)
+    L += profile_section(load(R("profile.json")), floor_us, CPU_TARGET_US,
                          WRITER_TARGET_US, meta.get("profile_command", "scripts/profile-push perf"),
                          floor_share=floor_share, ratio_target=RATIO_TARGET, logic=load(R("push-logic.json")),
+                         pair_budgets=budgets,
                          logic_command=meta.get("push_logic_command", "herald-push-logic-bench"),
                          floor_tls=floor_cost(fl["tls"], nx["tls"]))
     L.append("")

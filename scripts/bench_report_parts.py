@@ -96,6 +96,19 @@ def floor_cost(floor, nginx):
     return us, floor["h2load"].get("req_per_s", 0) / rate
 
 
+def median_floor_pair(pairs, ratio_target=RATIO_TARGET):
+    """Of (floor, nginx) max-load runs measured one right after the other, the median pair by what ratio_target ×
+    nginx allows a push (the floor's µs a request × its share of nginx's rate / ratio_target): (its µs a request, its
+    share, every measured pair's budget in run order); None when no pair was measured. nginx's rate moves by tens of
+    percent between runs, and the budget with it; with an even count, the lower median."""
+    measured = [cost for cost in (floor_cost(floor, nginx) for floor, nginx in pairs) if cost and cost[0] and cost[1]]
+    if not measured:
+        return None
+    budgets = [us * share / ratio_target for us, share in measured]
+    median = sorted(range(len(measured)), key=lambda i: budgets[i])[(len(measured) - 1) // 2]
+    return measured[median][0], measured[median][1], budgets
+
+
 def target_rows(hz, nx, meta, *, durable, nginx_rate, ratio, t1_met, t2_met, stored_new, total_2xx, sse_n, durable_ok):
     """The rows of the Targets table: ratio to nginx, CPU per push, writer per push, p99 at 5,000/s and at half
     of Herald's own max rate, and the ratio over TLS."""

@@ -231,12 +231,27 @@ def test_a_chunked_body_over_the_limit_is_refused_with_413(herald, device):
     others_are_served(herald)
 
 
+def settled_rss_kib(pid: int, quiet_kib: int = 1024, timeout: float = 15) -> int:
+    """The server's RSS once it has stopped moving (two readings 0.5 s apart within `quiet_kib`), or after `timeout`
+    seconds: 400 sessions take their share of a round of pushes over a while, longer with the whole suite running
+    (a fresh-clone run measured the first level 0.5 s after the pushes while the sessions still filled)."""
+    deadline = time.monotonic() + timeout
+    last = vm_kib(pid, "VmRSS")
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = vm_kib(pid, "VmRSS")
+        if abs(now - last) <= quiet_kib:
+            return now
+        last = now
+    return last
+
+
 def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
     """300 SSE and 100 WebSocket sessions of one device that never read: 500 pushes of 3 KB fill what
     each may hold (the kernel's socket buffers, then its connection's write buffer, its output and its
-    queue, bounded in bytes), then 500 more leave the server where it was — a stalled session costs
-    the same after 500 pushes or 1,000, the rest falls back to the store — and another user's push and
-    list are served meanwhile."""
+    queue, bounded in bytes), then rounds of 500 more leave the server where it was once malloc's working
+    set is reached — a stalled session costs the same after 1,500 pushes or 2,500, the rest falls back to
+    the store — and another user's push and list are served meanwhile."""
     device = herald.new_device()
     pid = herald.server.proc.pid
     start_kib = vm_kib(pid, "VmRSS")
@@ -255,22 +270,25 @@ def test_many_sse_and_websocket_streams_that_never_read_stay_bounded(herald):
         payload = payload_of_size(3000)
         levels = []
         with H2Client(herald.apns_url) as c:
-            for count in (500, 500):
+            for count in (500,) * 5:
                 results = c.push_many([(device.device_token, herald.headers(), payload) for _ in range(count)],
                                       window=50)
                 assert all(r.status == 200 for r in results), [r for r in results if r.status != 200][:3]
-                time.sleep(0.5)
-                levels.append(vm_kib(pid, "VmRSS"))
+                levels.append(settled_rss_kib(pid))
         others_are_served(herald)
     finally:
         for s in socks:
             s.close()
-    first, later = (levels[0] - start_kib) / 400, (levels[1] - levels[0]) / 400
+    first, *steps = [(b - a) / 400 for a, b in zip([start_kib] + levels, levels)]
+    later = max(steps[-2:])
     REPORT.append(f"400 stalled SSE/WebSocket sessions: {first:.0f} KiB a session after 500 pushes of 3 KB (its "
-                  f"connection included), {later:+.0f} KiB after 500 more")
+                  f"connection included), then after each 500 more: {', '.join(f'{step:+.0f}' for step in steps)} KiB")
     # Bounded in events only (1,000 a queue), each session took ~0.5 KiB more with every push: ~250 KiB
     # over these 500. Bounded, it grows by what malloc keeps: +14 to +41 KiB measured (sessions served on
-    # the connection, session 17; +41 in one fresh-clone run, over the 40 this bound was before).
+    # the connection, session 17; +41 in one fresh-clone run, over the 40 this bound was before; +89 in one
+    # of session 21). What malloc keeps takes up to three rounds to reach its working set (session 21, 8 rounds:
+    # +24, +86, +7, +2, +9, +6, +10 KiB after the first): the bound holds for each of rounds 4 and 5, the levels
+    # read once RSS settles.
     assert later < 80, f"each stalled session grew by {later:.0f} KiB over 500 more pushes"
     # What it costs once at its bound: 165-225 KiB in a debug build, depending on what malloc kept of
     # the tests before (the bound, not this figure, is what `later` checks).

@@ -411,3 +411,24 @@ def test_the_p99_target_is_judged_against_the_durable_floor_in_the_same_bursts()
     text = "\n".join(latency_floor_sentences(herald, _res(5000, p99=5.5), 1700, 5000))
     assert "p99 5.50 ms" in text and "it cannot be met by a server that syncs a push before its 200" in text
     assert latency_floor_sentences(herald, None, 1700, 5000) == []
+
+
+def test_the_ratio_budget_is_taken_from_the_median_of_the_floor_and_nginx_pairs():
+    from bench_profile import profile_section
+    from bench_report_parts import median_floor_pair
+    # Floor 14 µs a request (1.4 s / 100,000); nginx's rate moves: shares 0.96, 0.80, 0.70 → budgets 33.6, 28.0, 24.5.
+    floor = _res(96000, ok=100000, server=140)
+    pairs = [(floor, _res(100000)), (_res(96000, ok=100000, server=140), _res(120000)),
+             (_res(84000, ok=100000, server=140), _res(120000))]
+    us, share, budgets = median_floor_pair(pairs)
+    assert [round(b, 1) for b in budgets] == [33.6, 28.0, 24.5]
+    assert (round(us, 1), round(share, 2)) == (14.0, 0.8)                # the median pair, not the first
+    assert median_floor_pair(pairs[:2])[1] == 0.8                        # two pairs: the lower median
+    assert median_floor_pair([(None, _res(1)), (floor, None)]) is None   # no pair measured
+    text = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), us, 22.0, 7.0, "x", floor_share=share,
+                                      pair_budgets=budgets))
+    assert "allows a push 28.0 µs (the median of 3 pairs of max-load runs, nginx then the floor, one right after the " \
+           "other: 33.6, 28.0, 24.5 µs)" in text
+    one = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), us, 22.0, 7.0, "x", floor_share=share,
+                                     pair_budgets=budgets[:1]))
+    assert "allows a push 28.0 µs. The HTTP/2" in one                    # one pair: nothing to say about pairs

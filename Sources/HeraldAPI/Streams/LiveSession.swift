@@ -104,7 +104,9 @@ struct HandlerOnLoop<Handler: AnyObject>: Sendable {
     }
 
     /// Runs `body` on the event loop and waits for the future it returns.
-    func submit(_ body: @escaping @Sendable (Handler, ChannelHandlerContext) -> EventLoopFuture<Void>) async throws {
+    func submit<Value: Sendable>(
+        _ body: @escaping @Sendable (Handler, ChannelHandlerContext) -> EventLoopFuture<Value>
+    ) async throws -> Value {
         try await eventLoop.flatSubmit { [bound] in body(bound.value.0, bound.value.1) }.get()
     }
 

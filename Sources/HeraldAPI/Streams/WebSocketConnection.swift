@@ -171,14 +171,27 @@ final class WebSocketStreamHandler: ChannelDuplexHandler, RemovableChannelHandle
         session?.finish()
     }
 
-    /// Writes one message (in frames of at most `maximumFrameBytes`); succeeds at once while the
-    /// connection takes more, else when it is written.
-    fileprivate func writeMessage(_ text: ByteBuffer, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+    /// Writes `messages` (each in frames of at most `maximumFrameBytes`) while the connection takes
+    /// more, flushing once; gives what is left once it stops taking more (when the last message
+    /// written is), else nothing at once. An output's messages (encoded already) go in one hop to
+    /// the event loop, not one each: a hop is two thread wake-ups, the session's task's and the
+    /// loop's, and a commit's batch is a message a notification.
+    fileprivate func writeMessages(
+        _ messages: ArraySlice<ByteBuffer>, context: ChannelHandlerContext
+    ) -> EventLoopFuture<ArraySlice<ByteBuffer>> {
         guard case .open = state else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
-        var written = context.eventLoop.makeSucceededVoidFuture()
-        for frame in Self.frames(text) { written = context.write(wrapOutboundOut(frame)) }
+        var rest = messages
+        while let message = rest.popFirst() {
+            var written = context.eventLoop.makeSucceededVoidFuture()
+            for frame in Self.frames(message) { written = context.write(wrapOutboundOut(frame)) }
+            // Past the connection's buffer: flushed, and waited for unless the socket took it all.
+            if !context.channel.isWritable {
+                context.flush()
+                if !context.channel.isWritable { return written.map { [rest] in rest } }
+            }
+        }
         context.flush()
-        return context.channel.isWritable ? context.eventLoop.makeSucceededVoidFuture() : written
+        return context.eventLoop.makeSucceededFuture([])
     }
 
     /// A text message as frames of at most `maximumBytes`: a text frame, then continuations, the last
@@ -201,8 +214,9 @@ struct WebSocketStreamTransport: LiveSessionTransport {
     let place: HandlerOnLoop<WebSocketStreamHandler>
 
     func write(_ output: LiveFeedOutput) async throws {
-        for message in try WebSocketStreams.messages(output) {
-            try await place.submit { handler, context in handler.writeMessage(message, context: context) }
+        var rest = try WebSocketStreams.messages(output)[...]
+        while !rest.isEmpty {
+            rest = try await place.submit { [rest] handler, context in handler.writeMessages(rest, context: context) }
         }
     }
 
