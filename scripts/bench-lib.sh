@@ -123,6 +123,10 @@ run_h2load() {
   local name=$1 url=$2 rc=0
   shift 2
   log "$name: h2load $* $url"
+  # What the bench wrote so far (the binaries' copies, earlier runs' logs) goes to disk now: the kernel
+  # writes dirty pages back 30 s after they were written, and a flush of ~150 MB in the middle of a run
+  # held a durable server's fdatasync 50-85 ms (one such stall puts hundreds of answers past the p99).
+  sync
   "$PY" "$TOOLS" cpu-snap "$WORK/$name.cpu0" $$ "${ROLES[@]}"
   timeout "$RUN_TIMEOUT" h2load "$@" --log-file="$WORK/$name.log" "$url" >"$WORK/$name.out" 2>&1 || rc=$?
   "$PY" "$TOOLS" cpu-snap "$WORK/$name.cpu1" $$ "${ROLES[@]}"

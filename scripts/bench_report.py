@@ -115,7 +115,10 @@ def report(results_dir, out_path):
     L.append(f"- Load generator: {meta.get('h2load_version', '–')}; ceiling: {meta.get('nginx_version', '–')}; SQLite CLI {meta.get('sqlite_version', '–')}")
     L.append(
         "- Everything runs on the same machine over 127.0.0.1: h2load (1 thread), the server under test, "
-        "and — for Herald — the Python SSE reader of the live session."
+        "and — for Herald — the Python SSE reader of the live session. Before each h2load run the bench "
+        "writes the page cache back (`sync`): files it wrote earlier (the binaries' copies, the runs' logs) "
+        "are otherwise written back by the kernel 30 s later, in the middle of a run, and a durable "
+        "server's `fdatasync` waits behind them."
     )
     L.append("")
     L.append("## Targets")
