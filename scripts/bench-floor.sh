@@ -50,8 +50,10 @@ run_floor() {
       meta floor_record_bytes "$FLOOR_RECORD_BYTES" int
       FLOOR_URL="http://127.0.0.1:$FLOOR_PORT/3/device/$DEVICE_TOKEN"
       run_h2load floor-durable-warmup "$FLOOR_URL" -n "$WARMUP" -c "$CLIENTS" -m "$STREAMS" -t 1 -d "$PAYLOAD" "${HEADERS[@]}"
-      run_h2load floor-durable-rate "$FLOOR_URL" -n "$RATE_REQUESTS" -c "$RATE_CLIENTS" -m "$RATE_STREAMS" --rps "$RPS" -t 1 \
-        -d "$PAYLOAD" "${HEADERS[@]}"
+      for run in floor-durable-rate floor-durable-rate-2 floor-durable-rate-3; do   # three, as Herald's
+        run_h2load "$run" "$FLOOR_URL" -n "$RATE_REQUESTS" -c "$RATE_CLIENTS" -m "$RATE_STREAMS" --rps "$RPS" -t 1 \
+          -d "$PAYLOAD" "${HEADERS[@]}"
+      done
     else
       note "herald-h2-floor --durable did not start: $(head -3 "$WORK/floor-durable.err" | tr '\n' ' ')"
     fi

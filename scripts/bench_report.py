@@ -4,9 +4,9 @@
 import os
 
 from bench_profile import profile_section
-from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, burst_sentences,
+from bench_report_parts import (CPU_TARGET_US, P99_TARGET_MS, RATIO_TARGET, WRITER_TARGET_US, burst_sentences, cpu_section,
                                 cpu_per_2xx_us, floor_cost, floor_section, fmt_int, fmt_ms, latency_floor_sentences, load,
-                                median_floor_pair, percentile, target_rows)
+                                median_floor_pair, median_p99_run, percentile, repeated_rate_sentence, target_rows)
 from bench_sse import FULL_PARSE_EVERY, LAG_EVERY
 
 
@@ -16,7 +16,10 @@ def report(results_dir, out_path):
     hz = {p: load(R(f"herald-{p}.json")) for p in ("warmup", "max", "rate", "half", "tls")}
     nx = {p: load(R(f"nginx-{p}.json")) for p in ("max", "rate", "tls")}
     fl = {p: load(R(f"floor-{p}.json")) for p in ("max", "tls")}
-    fl["rate"] = load(R("floor-durable-rate.json"))
+    # Three fixed-rate runs each (scripts/bench): the rows show the one with the median p99.
+    rates = [load(R(f"herald-rate{suffix}.json")) for suffix in ("", "-2", "-3")]
+    hz["rate"], rate_p99s = median_p99_run(rates)
+    fl["rate"], floor_p99s = median_p99_run([load(R(f"floor-durable-rate{suffix}.json")) for suffix in ("", "-2", "-3")])
     herald = load(R("herald.json")) or {}
     sse_state = load(R("sse.json")) or {}
     phases = load(R("phases.json")) or {}
@@ -52,8 +55,9 @@ def report(results_dir, out_path):
 
     ok = lambda res: res["ok"] if res else 0  # noqa: E731
     smoke = herald.get("smoke_2xx", 0) + herald.get("tls_smoke_2xx", 0)
-    herald_2xx_total = smoke + sum(ok(hz[p]) for p in hz)
-    herald_non2xx_total = sum(hz[p]["not_ok"] for p in hz if hz[p])
+    runs = [hz[p] for p in hz if p != "rate"] + rates
+    herald_2xx_total = smoke + sum(ok(r) for r in runs)
+    herald_non2xx_total = sum(r["not_ok"] for r in runs if r)
     stored = herald.get("stored_after")
     stored_before = herald.get("stored_before")
     stored_new = (stored - (stored_before or 0)) if stored is not None else None
@@ -133,7 +137,7 @@ def report(results_dir, out_path):
     L.append("|---|---|---|")
     L += target_rows(hz, nx, meta, durable=durable_rate, nginx_rate=nginx_rate, ratio=ratio, t1_met=t1_met,
                      t2_met=t2_met, stored_new=stored_new, total_2xx=herald_2xx_total, sse_n=sse_n,
-                     durable_ok=stored_matches and live_matches)
+                     durable_ok=stored_matches and live_matches, rate_p99s=rate_p99s)
     L.append("")
     L.append(
         "What the HTTP/2 layer costs alone is in [The HTTP/2 floor](#the-http2-floor); where the rest of a push's CPU "
@@ -146,7 +150,8 @@ def report(results_dir, out_path):
     L.append(
         f"Max load: `h2load -n {n_total} -c {meta.get('clients')} -m {meta.get('streams')} -t 1` (h2c, prior knowledge). "
         f"Fixed rate: `h2load -n {meta.get('rate_requests')} -c {rate_clients} -m {meta.get('rate_streams')} "
-        f"--rps {meta.get('rps_per_client')} -t 1` ({rate_target:,}/s for ~{meta.get('rate_seconds')} s); at half of "
+        f"--rps {meta.get('rps_per_client')} -t 1` ({rate_target:,}/s for ~{meta.get('rate_seconds')} s; three runs for Herald "
+        f"and the durable floor, see below); at half of "
         f"Herald's max rate: `h2load -n {meta.get('half_requests', '–')} -c {rate_clients} -m {meta.get('rate_streams')} "
         f"--rps {meta.get('half_rps_per_client', '–')} -t 1` ({fmt_int(meta.get('half_rate'))}/s, Herald only). "
         f"Over TLS: the max-load command against Herald's TLS APNs listener and nginx's `listen … ssl http2` "
@@ -158,7 +163,9 @@ def report(results_dir, out_path):
         "| | req/s (max load) | 2xx/s | p50 | p90 | p99 | max | achieved rate (fixed) | p50 | p90 | p99 | max | 2xx | stored | live session received |"
     )
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    h2xx = f"{smoke} + " + " + ".join(fmt_int(ok(hz[p])) for p in ("warmup", "max", "rate", "half", "tls")) + f" = {fmt_int(herald_2xx_total)}"
+    rate_2xx = " + ".join(fmt_int(ok(r)) for r in rates if r)
+    h2xx = (f"{smoke} + " + " + ".join([fmt_int(ok(hz["warmup"])), fmt_int(ok(hz["max"])), f"({rate_2xx})"]
+                                      + [fmt_int(ok(hz[p])) for p in ("half", "tls")]) + f" = {fmt_int(herald_2xx_total)}")
     L.append(
         "| Herald | "
         + " | ".join(row_max(hz["max"]) + row_rate(hz["rate"]))
@@ -186,10 +193,11 @@ def report(results_dir, out_path):
             L.append(f"Herald reaches {share:.0f} % of the nginx ceiling's request rate{label} on this machine.")
     L.append("")
     L.append(
-        "Herald's 2xx column is two curl smoke pushes (h2c, and TLS with the server's CA) + warm-up + max load + fixed "
-        "rate + half rate + TLS max load; all of them went to the same server and data directory. nginx's is max load + "
-        "fixed rate; its TLS run's is on its own row (its warm-up is not shown)."
+        "Herald's 2xx column is two curl smoke pushes (h2c, and TLS with the server's CA) + warm-up + max load + the "
+        "fixed-rate runs + half rate + TLS max load; all of them went to the same server and data directory. nginx's is "
+        "max load + fixed rate; its TLS run's is on its own row (its warm-up is not shown)."
     )
+    L += repeated_rate_sentence(rate_p99s, floor_p99s)
     L += burst_sentences(hz["rate"], nx["rate"])
     L += latency_floor_sentences(hz["rate"], fl["rate"], meta.get("floor_record_bytes") or 0, rate_target)
     L += floor_section(hz, nx, fl)
@@ -253,16 +261,6 @@ def report(results_dir, out_path):
                 f"p99 {fmt_ms(percentile(in_rate, 99))} ms, max {fmt_ms(percentile(in_rate, 100))} ms."
             )
     L.append("")
-    L.append("## CPU during the runs")
-    L.append("")
-    L.append(
-        "Average cores in use over each h2load run (from `/proc`: the server's process, the live session's reader, "
-        "h2load, and everything else on the machine), of "
-        f"{meta.get('nproc', '?')}; and the longest time in which no response completed."
-    )
-    L.append("")
-    L.append("| run | wall s | server | h2load | SSE reader | other processes | idle | longest gap without a response | server µs per 2xx | writer thread µs per 2xx |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|")
     named = (
         ("Herald warm-up", hz["warmup"]),
         ("Herald max load", hz["max"]),
@@ -273,22 +271,7 @@ def report(results_dir, out_path):
         ("nginx fixed rate", nx["rate"]),
         ("nginx over TLS", nx["tls"]),
     )
-    for name, res in named:
-        if not res:
-            continue
-        c = res.get("cpu") or {}
-        f2 = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
-        idle = (c["cpus"] - c["busy"]) if c.get("cpus") is not None and c.get("busy") is not None else None
-        gap = res.get("longest_gap_ms")
-        gap_s = "–" if gap is None else (
-            f"{fmt_ms(gap)} ms" + (f" (at {res['longest_gap_at_s']:.1f} s)" if res.get("longest_gap_at_s") is not None else "")
-        )
-        per = [cpu_per_2xx_us(res, role)[0] for role in ("server", "writer")]
-        L.append(
-            f"| {name} | {c.get('wall_s', '–')} | {f2(c.get('server'))} | {f2(c.get('loadgen'))} | "
-            f"{f2(c.get('reader')) if 'reader' in c else 'n/a'} | {f2(c.get('other'))} | {f2(idle)} | {gap_s} | "
-            + " | ".join("–" if v is None else f"{v:.1f}" for v in per) + " |"
-        )
+    L += cpu_section(named, meta.get("nproc", "?"))
     L.append("")
     L.append("## Status codes")
     L.append("")

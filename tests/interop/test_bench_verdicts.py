@@ -141,3 +141,23 @@ def test_the_ratio_budget_is_taken_from_the_median_of_the_floor_and_nginx_pairs(
     one = "\n".join(profile_section(profile(4.0, 2.0, 5.0, 1.0, 10.0, 28.0), us, 22.0, 7.0, "x", floor_share=share,
                                      pair_budgets=budgets[:1]))
     assert "allows a push 28.0 µs. The HTTP/2" in one                    # one pair: nothing to say about pairs
+
+
+def test_the_fixed_rate_figures_come_from_the_run_with_the_median_p99():
+    from bench_report_parts import median_p99_run, repeated_rate_sentence
+    runs = [_res(5000, ok=1, p99=5.4), _res(5000, ok=2, p99=4.1), _res(5000, ok=3, p99=4.7)]
+    chosen, p99s = median_p99_run(runs)
+    assert chosen["ok"] == 3 and p99s == [5.4, 4.1, 4.7]              # the middle p99, the rest in run order
+    assert median_p99_run(runs[:2])[0]["ok"] == 1                       # two runs: the higher one
+    assert median_p99_run([None, runs[1], {"latency_ms": {}}]) == (runs[1], [4.1])  # runs without a result left out
+    assert median_p99_run([None]) == (None, [])
+    text = "\n".join(repeated_rate_sentence(p99s, [2.1, 2.4, 2.2]))
+    assert "ran 3 times back to back against Herald (p99 5.40, 4.10, 4.70 ms) and 3 times against the durable " \
+           "floor (p99 2.10, 2.40, 2.20 ms)" in text
+    assert repeated_rate_sentence([4.1], []) == []                      # one run: nothing to choose
+    # The target's row says which run it is and lists the others.
+    hz = {"max": _res(40000, ok=100000, server=200, writer=60), "rate": chosen, "half": None, "tls": None, "warmup": None}
+    rows = tools.target_rows(hz, {"max": _res(80000), "tls": None, "rate": None}, {"rate": 5000}, durable=40000,
+                             nginx_rate=80000, ratio=0.5, t1_met=True, t2_met=True, stored_new=5, total_2xx=5, sse_n=5,
+                             durable_ok=True, rate_p99s=p99s)
+    assert any("p99 **4.70 ms** (the median of 3 runs: 5.40, 4.10, 4.70 ms) at 5,000 req/s" in r for r in rows)
