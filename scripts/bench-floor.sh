@@ -4,14 +4,28 @@
 # variables (FLOOR, WORK, PY, TOOLS, NGX, NGX_URL, NGX_ROLES, the h2load settings and headers) and
 # bench-lib.sh's functions; nginx is still running.
 
+# start_floor NAME ARGS...: starts herald-h2-floor with ARGS (its ports to $WORK/NAME.ports, its errors to
+# $WORK/NAME.log); sets FLOOR_PID, FLOOR_PORT and FLOOR_TLS_PORT (empty when it did not start in 10 s).
+start_floor() {
+  local name=$1
+  shift
+  "$FLOOR" --port 0 "$@" >"$WORK/$name.ports" 2>"$WORK/$name.log" &
+  FLOOR_PID=$!
+  PIDS+=("$FLOOR_PID")
+  for _ in $(seq 100); do [ -s "$WORK/$name.ports" ] && break; sleep 0.1; done   # ≤ 10 s
+  FLOOR_PORT=$("$PY" "$TOOLS" json-get "$WORK/$name.ports" cleartext 2>/dev/null || true)
+  FLOOR_TLS_PORT=$("$PY" "$TOOLS" json-get "$WORK/$name.ports" tls 2>/dev/null || true)
+}
+
+# stop_floor NAME: stops it (SIGTERM, 10 s) and notes a kill or an exit status other than 0.
+stop_floor() {
+  stop_pid "$FLOOR_PID" TERM 10 || note "herald-h2-floor$1 did not stop within 10 s of SIGTERM and was killed."
+  [ "$STOP_STATUS" = 0 ] || [ "$STOP_STATUS" = killed ] || note "herald-h2-floor$1 exited with status $STOP_STATUS."
+}
+
 run_floor() {
   if [ -x "$FLOOR" ]; then
-    "$FLOOR" --port 0 --tls-port 0 --certificate "$NGX/cert.pem" --key "$NGX/key.pem" >"$WORK/floor.ports" 2>"$WORK/floor.log" &
-    FLOOR_PID=$!
-    PIDS+=("$FLOOR_PID")
-    for _ in $(seq 100); do [ -s "$WORK/floor.ports" ] && break; sleep 0.1; done   # ≤ 10 s
-    FLOOR_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor.ports" cleartext 2>/dev/null || true)
-    FLOOR_TLS_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor.ports" tls 2>/dev/null || true)
+    start_floor floor --tls-port 0 --certificate "$NGX/cert.pem" --key "$NGX/key.pem"
     if [ -n "$FLOOR_PORT" ] && [ -n "$FLOOR_TLS_PORT" ]; then
       log "herald-h2-floor (pid $FLOOR_PID) on 127.0.0.1:$FLOOR_PORT and :$FLOOR_TLS_PORT (TLS)"
       ROLES=("server=$FLOOR_PID")
@@ -32,18 +46,12 @@ run_floor() {
     else
       note "herald-h2-floor did not start: $(head -3 "$WORK/floor.log" | tr '\n' ' ')"
     fi
-    stop_pid "$FLOOR_PID" TERM 10 || note "herald-h2-floor did not stop within 10 s of SIGTERM and was killed."
-    [ "$STOP_STATUS" = 0 ] || note "herald-h2-floor exited with status $STOP_STATUS."
+    stop_floor ""
     # The same listener answering each request once a bare group commit has synced it (write + fdatasync
     # of about what Herald's writer writes a push to one device, on the disk Herald's data was on): the
     # least a durable answer waits, at the fixed rate beside Herald's p99 target.
     FLOOR_RECORD_BYTES=1700
-    "$FLOOR" --port 0 --durable "$WORK/floor-durable.log" --record-bytes "$FLOOR_RECORD_BYTES" \
-      >"$WORK/floor-durable.ports" 2>"$WORK/floor-durable.err" &
-    FLOOR_PID=$!
-    PIDS+=("$FLOOR_PID")
-    for _ in $(seq 100); do [ -s "$WORK/floor-durable.ports" ] && break; sleep 0.1; done   # ≤ 10 s
-    FLOOR_PORT=$("$PY" "$TOOLS" json-get "$WORK/floor-durable.ports" cleartext 2>/dev/null || true)
+    start_floor floor-durable --durable "$WORK/floor-durable.data" --record-bytes "$FLOOR_RECORD_BYTES"
     if [ -n "$FLOOR_PORT" ]; then
       log "herald-h2-floor --durable (pid $FLOOR_PID) on 127.0.0.1:$FLOOR_PORT"
       ROLES=("server=$FLOOR_PID")
@@ -55,10 +63,10 @@ run_floor() {
           -d "$PAYLOAD" "${HEADERS[@]}"
       done
     else
-      note "herald-h2-floor --durable did not start: $(head -3 "$WORK/floor-durable.err" | tr '\n' ' ')"
+      note "herald-h2-floor --durable did not start: $(head -3 "$WORK/floor-durable.log" | tr '\n' ' ')"
     fi
-    stop_pid "$FLOOR_PID" TERM 10 || note "herald-h2-floor --durable did not stop within 10 s of SIGTERM and was killed."
-    rm -f "$WORK/floor-durable.log"
+    stop_floor " --durable"
+    rm -f "$WORK/floor-durable.data"
   else
     note "$note_later"
   fi

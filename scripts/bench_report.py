@@ -201,7 +201,7 @@ def report(results_dir, out_path):
     L += burst_sentences(hz["rate"], nx["rate"])
     L += latency_floor_sentences(hz["rate"], fl["rate"], meta.get("floor_record_bytes") or 0, rate_target)
     L += floor_section(hz, nx, fl)
-    pairs = [(fl["max"], nx["max"])] + [(load(R(f"floor-max-{i}.json")), load(R(f"nginx-max-{i}.json"))) for i in (2, 3)]
+    pairs = [(fl["max"], nx["max"])] + [(f, n) for n, f in more]
     floor_us, floor_share, budgets = median_floor_pair(pairs) or (cpu_per_2xx_us(fl["max"], "server")[0], None, None)
     L += profile_section(load(R("profile.json")), floor_us, CPU_TARGET_US,
                          WRITER_TARGET_US, meta.get("profile_command", "scripts/profile-push perf"),
