@@ -10,10 +10,8 @@ import Synchronization
 /// While a batch is being committed, new writes queue up; when the commit ends, everything queued
 /// (up to `maxBatch`) is committed as the next batch with one `HeraldStore.insertBlocking` call.
 /// `onCommit` receives each committed batch's changes in `seq` order before any writer of that batch
-/// that waits for its row hears back; a writer that only waits for durability (`enqueue(_:whenDurable:)`,
-/// the push path's 200) hears back on the commit thread as soon as the batch is committed, before the
-/// fan-out. When a batch fails, every writer of that batch gets the error and `onCommit` is not
-/// called for it.
+/// hears back, so a fan-out driven by it never lags behind the provider's answer. When a batch fails,
+/// every writer of that batch gets the error and `onCommit` is not called for it.
 ///
 /// The commits run on a thread of their own, back to back: the thread takes what is queued, commits
 /// it, hands the committed batch to a serial delivery queue (`onCommit`, then the writers'
@@ -37,15 +35,6 @@ public final class NotificationWriter: Service {
     /// Called once per write, on the delivery queue, when its batch is durable (or failed).
     public typealias Completion = @Sendable (Result<Committed, any Error>) -> Void
 
-    /// Called once per write, on the commit thread, as soon as its batch is committed (or failed).
-    public typealias Durability = @Sendable (Result<Void, any Error>) -> Void
-
-    /// Who waits for a write: for its row as stored (after `onCommit`), or only for it to be durable.
-    private enum Waiter: Sendable {
-        case row(Completion)
-        case durable(Durability)
-    }
-
     /// A write in its committed batch: the row it became is read on demand (`row`). The push path
     /// only needs to know the write is durable, and copying each row for its writer (a value of
     /// some twenty reference-counted fields) showed on the delivery thread of every batch.
@@ -66,7 +55,7 @@ public final class NotificationWriter: Service {
     private struct State {
         /// The writes waiting for the next batch, and their writers (same order).
         var queued: [StoredNotification] = []
-        var completions: [Waiter] = []
+        var completions: [Completion] = []
         /// Whether the writer was told to stop: the thread ends once the queue is empty.
         var isStopped = false
         var hasStarted = false
@@ -101,7 +90,7 @@ public final class NotificationWriter: Service {
         /// The commit thread's loop: waits for writes, commits them in batches, until stopped.
         func run() {
             while true {
-                let (batch, completions, isStopped): ([StoredNotification], [Waiter], Bool) = state.withLock {
+                let (batch, completions, isStopped): ([StoredNotification], [Completion], Bool) = state.withLock {
                     state in
                     if state.queued.count <= maxBatch {
                         defer {
@@ -126,30 +115,23 @@ public final class NotificationWriter: Service {
                     let started = ContinuousClock.now
                     let inserted = try store.insertBlocking(batch)
                     observe?(batch.count, ContinuousClock.now - started)
-                    // The push path's answers go from here, not after a hop to the delivery queue: that
-                    // hop (a thread woken, then the event loop) put 0.3-0.6 ms between the fsync and the
-                    // answers of a burst at 5,000 pushes/s (a syscall trace, session 22).
-                    for case .durable(let durable) in completions { durable(.success(())) }
                     delivery.async {
                         let changes = inserted.changes(of: batch)
                         let rows: [Int]
                         do {
                             rows = try NotificationWriter.rowIndices(of: batch, in: changes)
                         } catch {
-                            for case .row(let completion) in completions { completion(.failure(error)) }
+                            for completion in completions { completion(.failure(error)) }
                             return
                         }
                         onCommit(changes)
-                        for (waiter, index) in zip(completions, rows) {
-                            if case .row(let completion) = waiter {
-                                completion(.success(Committed(changes: changes, index: index)))
-                            }
+                        for (completion, index) in zip(completions, rows) {
+                            completion(.success(Committed(changes: changes, index: index)))
                         }
                     }
                 } catch {
-                    for case .durable(let durable) in completions { durable(.failure(error)) }
                     delivery.async {
-                        for case .row(let completion) in completions { completion(.failure(error)) }
+                        for completion in completions { completion(.failure(error)) }
                     }
                 }
             }
@@ -202,29 +184,17 @@ public final class NotificationWriter: Service {
     /// batch (`Committed.row`: it as stored, with its `seq`) once the batch is durable and `onCommit`
     /// has seen it, or the batch's error.
     public func enqueue(_ notification: consuming StoredNotification, completion: @escaping Completion) {
-        if let error = enqueue(notification, .row(completion)) { completion(.failure(error)) }
-    }
-
-    /// Stores `notification` with the next batch; `durable` is called on the commit thread as soon as
-    /// the batch is committed (before `onCommit` sees it), or with the batch's error.
-    public func enqueue(_ notification: consuming StoredNotification, whenDurable durable: @escaping Durability) {
-        if let error = enqueue(notification, .durable(durable)) { durable(.failure(error)) }
-    }
-
-    /// Queues a write; the error of a writer that has stopped.
-    private func enqueue(_ notification: consuming StoredNotification, _ waiter: Waiter) -> Stopped? {
         // Moved into the queue, not copied: a copy retains a row's some fifteen strings and boxes, and
         // the caller's release of them follows (measured by herald-push-logic-bench).
         var pending = Optional(consume notification)
         let (wasEmpty, isStopped) = core.state.withLock { state in
             guard !state.isStopped else { return (false, true) }
             state.queued.append(pending.take()!)
-            state.completions.append(waiter)
+            state.completions.append(completion)
             return (state.queued.count == 1, false)
         }
-        if isStopped { return Stopped() }
+        if isStopped { return completion(.failure(Stopped())) }
         if wasEmpty { core.wake.signal() }
-        return nil
     }
 
     /// Stores `notification` with the next batch; returns it as stored (with its `seq`) once the

@@ -169,49 +169,6 @@ struct NotificationWriterTests {
         #expect(await commits.batches() == [[firstStored], [secondStored]])
     }
 
-    @Test(arguments: StoreEngine.all)
-    func aWriterWaitingOnlyForDurabilityHearsBackBeforeTheFanOut(_ engine: StoreEngine) async throws {
-        let store = try await engine.make()
-        let commits = CommitLog()
-        let sink = commits.sink
-        // The fan-out of the batch holds the delivery queue until the test lets it go
-        let gate = DispatchSemaphore(value: 0)
-        let writer = NotificationWriter(store: store) { changes in
-            gate.wait()
-            sink.yield(changes)
-        }
-        let running = Task { try await writer.run() }
-        defer { running.cancel() }
-
-        // When a push waits only for its write to be durable (the APNs answer), and another write for its row
-        let row = Task { try await writer.write(Fixture.notification("row")) }
-        try await Self.waitUntilStored("row", in: store)
-        let answer = HeraldMutex<Result<Void, any Error>?>(nil)
-        writer.enqueue(Fixture.notification("durable"), whenDurable: { result in answer.withLock { $0 = result } })
-
-        // Then it hears back once committed, while the fan-out of both batches is still held (waited for at
-        // most 60 s: a guard against a hang on a loaded machine, not a delay)
-        for _ in 0..<6000 where answer.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(answer.withLock { (try? $0?.get()) != nil })
-        let stored = try #require(try await store.notification(deviceID: Fixture.deviceID, id: "durable"))
-        #expect(stored.seq == 2)
-        for _ in 0..<3 { gate.signal() }
-        // And a writer waiting for its row hears back only after the fan-out saw its batch (in commit order)
-        let rowStored = try await row.value
-        let last = try await writer.write(Fixture.notification("last"))
-        #expect(await commits.batches() == [[rowStored], [stored], [last]])
-
-        // A write that fails (an unknown device) gives the durability waiter the error
-        let failed: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            writer.enqueue(
-                Fixture.notification("orphan", device: "no-such-device"),
-                whenDurable: {
-                    continuation.resume(returning: $0)
-                })
-        }
-        #expect(throws: StoreError.self) { try failed.get() }
-    }
-
     /// Waits (at most 60 s: a guard against a hang on a loaded machine, not a delay) until `id` is in the store.
     private static func waitUntilStored(_ id: String, in store: any NotificationListStore) async throws {
         for _ in 0..<6000 {

@@ -162,14 +162,12 @@ public final class PushService: PushHandler {
     ) {
         row.setDecision(decided.stored, json: decided.json)
         let id = row.id
-        writer.enqueue(
-            consume row,
-            whenDurable: { [self] result in
-                switch result {
-                case .success: respond(accepted)
-                case .failure(let error): respond(failed(id: id, error: error, apnsID: accepted.apnsID))
-                }
-            })
+        writer.enqueue(consume row) { [self] result in
+            switch result {
+            case .success: respond(accepted)
+            case .failure(let error): respond(failed(id: id, error: error, apnsID: accepted.apnsID))
+            }
+        }
     }
 
     /// A push the store could not take: `500 InternalServerError`, as APNs answers when it fails. A
