@@ -182,8 +182,10 @@ final class WebSocketStreamHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard case .open = state else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
         var rest = messages
         while let message = rest.popFirst() {
-            var written = context.eventLoop.makeSucceededVoidFuture()
-            for frame in Self.frames(message) { written = context.write(wrapOutboundOut(frame)) }
+            // Only the message's last frame is waited for: the frames before it take no promise.
+            let frames = Self.frames(message)
+            for frame in frames.dropLast() { context.write(wrapOutboundOut(frame), promise: nil) }
+            let written = context.write(wrapOutboundOut(frames[frames.count - 1]))
             // Past the connection's buffer: flushed, and waited for unless the socket took it all.
             if !context.channel.isWritable {
                 context.flush()
